@@ -1,0 +1,221 @@
+// The CUDA-like host API of gpumux. Host drivers of benchmarks and users'
+// programs call it; it knows nothing about how kernels are executed. A Device
+// owns the execution backend (functional today, the timing model later); each
+// Context is one application with its own device address space.
+//
+//   gpumux::runtime::Device dev;                 // functional backend
+//   auto& ctx = dev.create_context("app0");
+//   auto& mod = ctx.load_module_file("vecadd.ptx");
+//   DevPtr a = ctx.malloc(n * 4);
+//   ctx.memcpy_h2d(a, host.data(), n * 4);
+//   ctx.launch(mod.kernel("vecadd"), {n / 256}, {256}, a, b, c, n);
+//   ctx.memcpy_d2h(out.data(), c, n * 4);
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "gpumux/core/error.h"
+
+namespace gpumux::ptx {
+struct Module;
+struct Function;
+}  // namespace gpumux::ptx
+
+namespace gpumux::exec {
+class AddressSpace;
+class LoadedModule;
+}  // namespace gpumux::exec
+
+namespace gpumux::runtime {
+
+using DevPtr = uint64_t;
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  Dim3() = default;
+  Dim3(uint32_t x_, uint32_t y_ = 1, uint32_t z_ = 1) : x(x_), y(y_), z(z_) {}
+  uint64_t count() const { return uint64_t(x) * y * z; }
+};
+
+class Context;
+class Device;
+
+// A kernel of a loaded module.
+class Kernel {
+ public:
+  const std::string& name() const;
+  const ptx::Function& function() const { return *fn_; }
+  exec::LoadedModule& module() const { return *mod_; }
+
+ private:
+  friend class Module;
+  Kernel(exec::LoadedModule* m, const ptx::Function* f) : mod_(m), fn_(f) {}
+  exec::LoadedModule* mod_;
+  const ptx::Function* fn_;
+};
+
+// A PTX module loaded into a context: its globals live in the context's address space.
+class Module {
+ public:
+  Kernel kernel(const std::string& name) const;          // ApiError if absent
+  DevPtr symbol(const std::string& name) const;          // address of a .global/.const variable
+  uint64_t symbol_size(const std::string& name) const;
+  const ptx::Module& ir() const;
+  exec::LoadedModule& loaded() const { return *loaded_; }
+
+ private:
+  friend class Context;
+  explicit Module(std::unique_ptr<exec::LoadedModule> m);
+  std::shared_ptr<exec::LoadedModule> loaded_;
+};
+
+// Kernel arguments, packed by the parameter layout of the kernel at launch.
+class KernelArgs {
+ public:
+  template <class T>
+  KernelArgs& add(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>, "kernel arguments must be trivially copyable");
+    Arg a;
+    a.bytes.resize(sizeof(T));
+    std::memcpy(a.bytes.data(), &v, sizeof(T));
+    a.is_float = std::is_floating_point_v<T>;
+    args_.push_back(std::move(a));
+    return *this;
+  }
+  struct Arg {
+    std::vector<uint8_t> bytes;
+    bool is_float = false;
+  };
+  const std::vector<Arg>& args() const { return args_; }
+
+ private:
+  std::vector<Arg> args_;
+};
+
+struct Stream {
+  uint32_t id = 0;  // 0: the default stream
+  int priority = 0;
+};
+struct Event {
+  uint32_t id = 0;
+};
+
+// One application: an address space, loaded modules, streams and events.
+class Context {
+ public:
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const std::string& name() const { return name_; }
+  uint32_t id() const { return id_; }
+  Device& device() { return dev_; }
+
+  // Memory. Errors (bad pointer, out of range) throw ApiError.
+  DevPtr malloc(uint64_t bytes);
+  void free(DevPtr p);
+  void memcpy_h2d(DevPtr dst, const void* src, uint64_t bytes, Stream s = {});
+  void memcpy_d2h(void* dst, DevPtr src, uint64_t bytes, Stream s = {});
+  void memcpy_d2d(DevPtr dst, DevPtr src, uint64_t bytes, Stream s = {});
+  void memset(DevPtr dst, int value, uint64_t bytes, Stream s = {});
+  template <class T>
+  DevPtr malloc_copy(const std::vector<T>& v) {
+    DevPtr p = malloc(v.size() * sizeof(T));
+    if (!v.empty()) memcpy_h2d(p, v.data(), v.size() * sizeof(T));
+    return p;
+  }
+  template <class T>
+  std::vector<T> read(DevPtr p, size_t n) {
+    std::vector<T> v(n);
+    if (n) memcpy_d2h(v.data(), p, n * sizeof(T));
+    return v;
+  }
+
+  // Modules. Bad or unsupported PTX throws LoadError naming file:line.
+  Module& load_module_file(const std::string& path);
+  Module& load_module_string(const std::string& ptx_text, const std::string& name);
+  void memcpy_to_symbol(const Module& m, const std::string& sym, const void* src, uint64_t bytes,
+                        uint64_t offset = 0);
+  void memcpy_from_symbol(void* dst, const Module& m, const std::string& sym, uint64_t bytes,
+                          uint64_t offset = 0);
+
+  // Streams and events.
+  Stream create_stream(int priority = 0);
+  Event create_event();
+  void record(Event e, Stream s = {});
+  void synchronize();                 // waits for all work of this context
+  void stream_synchronize(Stream s);
+  void event_synchronize(Event e);
+  double event_elapsed_ms(Event start, Event end);  // simulated time between two events
+
+  // Launch. Illegal launches (zero grid, >1024 threads, too much shared memory,
+  // argument count/size mismatch) throw ApiError. Device faults throw DeviceFault.
+  void launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, Stream s,
+              const KernelArgs& args);
+  template <class... A>
+  void launch(const Kernel& k, Dim3 grid, Dim3 block, const A&... a) {
+    KernelArgs args;
+    (args.add(a), ...);
+    launch(k, grid, block, 0, Stream{}, args);
+  }
+
+  exec::AddressSpace& memory() { return *mem_; }
+
+ private:
+  friend class Device;
+  Context(Device& dev, uint32_t id, std::string name);
+  Device& dev_;
+  uint32_t id_;
+  std::string name_;
+  std::unique_ptr<exec::AddressSpace> mem_;
+  std::vector<std::unique_ptr<Module>> modules_;
+  uint32_t next_stream_ = 1, next_event_ = 1;
+  std::vector<double> event_times_;
+};
+
+// Executes launches. The functional backend runs each kernel to completion
+// when launched; the timing backend (timing issue) replaces it.
+class LaunchBackend {
+ public:
+  virtual ~LaunchBackend() = default;
+  struct Launch {
+    Context* ctx;
+    const Kernel* kernel;
+    Dim3 grid, block;
+    uint64_t dyn_smem;
+    Stream stream;
+    std::vector<uint8_t> params;  // packed parameter buffer
+  };
+  virtual void launch(Launch& l) = 0;
+  virtual void synchronize(Context& ctx) = 0;
+  virtual double now_ms() const = 0;  // simulated time
+};
+
+struct DeviceLimits {
+  uint32_t max_threads_per_block = 1024;
+  uint64_t max_smem_per_block = 48 * 1024;   // static + dynamic (opt-in up to this)
+  uint32_t num_sms = 16;                     // %nsmid
+  uint64_t max_local_bytes_per_thread = 512 * 1024;
+};
+
+class Device {
+ public:
+  explicit Device(DeviceLimits limits = {});                       // functional backend
+  Device(DeviceLimits limits, std::unique_ptr<LaunchBackend> backend);
+  ~Device();
+  Context& create_context(const std::string& name);
+  const DeviceLimits& limits() const { return limits_; }
+  LaunchBackend& backend() { return *backend_; }
+
+ private:
+  DeviceLimits limits_;
+  std::unique_ptr<LaunchBackend> backend_;
+  std::vector<std::unique_ptr<Context>> contexts_;
+};
+
+}  // namespace gpumux::runtime
