@@ -1,0 +1,52 @@
+#include <algorithm>
+
+#include "workload.h"
+
+// Each workloads/<name>/<name>.cpp defines gpumux::workloads::<name>_workload();
+// the build lists them in workload_list.inc (one folder, one registration).
+namespace gpumux::workloads {
+#define GPUMUX_WORKLOAD(n) const WorkloadSpec& n##_workload();
+#include "workload_list.inc"
+#undef GPUMUX_WORKLOAD
+
+const std::vector<const WorkloadSpec*>& all_workloads() {
+  static const std::vector<const WorkloadSpec*> list = [] {
+    std::vector<const WorkloadSpec*> v;
+#define GPUMUX_WORKLOAD(n) v.push_back(&n##_workload());
+#include "workload_list.inc"
+#undef GPUMUX_WORKLOAD
+    return v;
+  }();
+  return list;
+}
+
+const WorkloadSpec* find_workload(std::string_view name) {
+  for (const WorkloadSpec* w : all_workloads())
+    if (w->name == name) return w;
+  return nullptr;
+}
+
+const char* size_name(Size s) {
+  switch (s) {
+    case Size::Tiny: return "tiny";
+    case Size::Small: return "small";
+    case Size::Large: return "large";
+  }
+  return "?";
+}
+
+bool parse_size(std::string_view s, Size& out) {
+  for (Size z : {Size::Tiny, Size::Small, Size::Large})
+    if (s == size_name(z)) {
+      out = z;
+      return true;
+    }
+  return false;
+}
+
+CheckResult run_workload(const WorkloadSpec& w, runtime::Context& ctx, Size size, uint64_t seed) {
+  runtime::Module& mod = ctx.load_module_string(std::string(w.ptx), w.name + ".ptx");
+  return w.run(ctx, mod, size, seed);
+}
+
+}  // namespace gpumux::workloads
