@@ -1,0 +1,15 @@
+// Each file cli/cmd_*.cpp adds one group of subcommands to the gpumux tool.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace gpumux::cli {
+
+// Exit code a subcommand's callback leaves for main() to return.
+int& exit_code();
+
+void add_ptx_commands(CLI::App& app);       // gpumux ptx check
+void add_workload_commands(CLI::App& app);  // gpumux list, gpumux verify
+void add_run_commands(CLI::App& app);       // gpumux run
+
+}  // namespace gpumux::cli
