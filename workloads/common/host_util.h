@@ -1,0 +1,60 @@
+// Host-side helpers shared by the memory-bound workloads: size selection,
+// launches, deterministic random inputs and combined checks.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "workload.h"
+
+namespace gpumux::workloads::host {
+
+// The value for the requested problem size.
+template <class T>
+constexpr T by_size(Size s, T tiny, T small, T large) {
+  return s == Size::Tiny ? tiny : s == Size::Small ? small : large;
+}
+
+// Number of blocks of `per_block` items that cover `n` items.
+inline uint32_t blocks_for(uint64_t n, uint64_t per_block) {
+  return uint32_t((n + per_block - 1) / per_block);
+}
+
+inline std::vector<float> random_floats(Rng& rng, size_t n, float lo, float hi) {
+  std::vector<float> v(n);
+  for (float& x : v) x = rng.uniform(lo, hi);
+  return v;
+}
+
+// Integers uniformly distributed in [lo, hi].
+inline std::vector<int32_t> random_ints(Rng& rng, size_t n, int32_t lo, int32_t hi) {
+  std::vector<int32_t> v(n);
+  for (int32_t& x : v) x = lo + int32_t(rng.below(uint32_t(hi - lo + 1)));
+  return v;
+}
+
+// Launches with arguments packed in order. (Context's variadic launch
+// currently recurses into itself instead of the KernelArgs overload, so the
+// drivers pack the arguments here and call that overload directly.)
+template <class... A>
+void launch(runtime::Context& ctx, const runtime::Kernel& k, runtime::Dim3 grid,
+            runtime::Dim3 block, const A&... a) {
+  runtime::KernelArgs args;
+  (args.add(a), ...);
+  ctx.launch(k, grid, block, uint64_t{0}, runtime::Stream{}, args);
+}
+
+// The first failing check, or all the passing summaries joined.
+inline CheckResult check_all(std::initializer_list<CheckResult> checks) {
+  CheckResult all{true, ""};
+  for (const CheckResult& c : checks) {
+    if (!c.passed) return c;
+    if (!all.detail.empty()) all.detail += "; ";
+    all.detail += c.detail;
+  }
+  return all;
+}
+
+}  // namespace gpumux::workloads::host

@@ -1,0 +1,42 @@
+// vecadd: c = a + b over n floats, one launch.
+#include "common/host_util.h"
+#include "embedded_ptx.h"
+#include "workload.h"
+
+namespace gpumux::workloads {
+namespace {
+
+CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  // Deliberately not a multiple of the block size so the bounds check matters.
+  const int n = host::by_size(size, 40000, 1 << 23, 1 << 25) + 77;
+  Rng rng(seed);
+  std::vector<float> a = host::random_floats(rng, n, -1.f, 1.f);
+  std::vector<float> b = host::random_floats(rng, n, -1.f, 1.f);
+
+  runtime::DevPtr d_a = ctx.malloc_copy(a), d_b = ctx.malloc_copy(b);
+  runtime::DevPtr d_c = ctx.malloc(size_t(n) * sizeof(float));
+  const uint32_t block = 256;
+  host::launch(ctx, mod.kernel("vecadd"), {host::blocks_for(n, block)}, {block}, d_a, d_b, d_c, n);
+  std::vector<float> c = ctx.read<float>(d_c, n);
+  for (runtime::DevPtr p : {d_a, d_b, d_c}) ctx.free(p);
+
+  // A single IEEE addition: the device result must match bit for bit.
+  std::vector<float> want(n);
+  for (int i = 0; i < n; ++i) want[i] = a[i] + b[i];
+  return check_exact(c, want, "c");
+}
+
+}  // namespace
+
+const WorkloadSpec& vecadd_workload() {
+  static const WorkloadSpec spec{
+      "vecadd",
+      "element-wise vector addition, one thread per element",
+      "memory",
+      embedded::vecadd_ptx,
+      {"n=40077", "n=8388685", "n=33554509"},
+      run};
+  return spec;
+}
+
+}  // namespace gpumux::workloads
