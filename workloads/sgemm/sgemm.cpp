@@ -1,0 +1,63 @@
+// sgemm: C = alpha * A * B + beta * C with the register/shared-tiled kernel,
+// checked against a double-precision product with the float error bound.
+#include "common/fp_checks.h"
+#include "common/host_util.h"
+#include "embedded_ptx.h"
+#include "workload.h"
+
+namespace gpumux::workloads {
+namespace {
+
+CheckResult run_sgemm(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  const int m = host::by_size(size, 128, 1024, 2048);
+  const int n = host::by_size(size, 128, 1024, 2048);
+  const int k = host::by_size(size, 128, 512, 2048);
+  const float alpha = 1.5f, beta = -0.5f;
+  Rng rng(seed);
+  std::vector<float> a = host::random_floats(rng, size_t(m) * k, -1.f, 1.f);
+  std::vector<float> b = host::random_floats(rng, size_t(k) * n, -1.f, 1.f);
+  std::vector<float> c = host::random_floats(rng, size_t(m) * n, -1.f, 1.f);
+
+  runtime::DevPtr d_a = ctx.malloc_copy(a), d_b = ctx.malloc_copy(b), d_c = ctx.malloc_copy(c);
+  host::launch(ctx, mod.kernel("sgemm_tiled"), runtime::Dim3(n / 64, m / 64), runtime::Dim3(256),
+               d_a, d_b, d_c, m, n, k, alpha, beta);
+  std::vector<float> got = ctx.read<float>(d_c, size_t(m) * n);
+
+  // Reference: each element is a k-term dot product plus two scaled terms; a
+  // float evaluation makes at most k + 3 roundings along any path.
+  std::vector<fp::Accum> acc(size_t(m) * n);
+  std::vector<double> b_col(k);
+  for (int j = 0; j < n; ++j) {
+    for (int p = 0; p < k; ++p) b_col[p] = b[size_t(p) * n + j];
+    for (int i = 0; i < m; ++i) {
+      const float* a_row = &a[size_t(i) * k];
+      double s = 0, mag = 0;
+      for (int p = 0; p < k; ++p) {
+        double t = double(a_row[p]) * b_col[p];
+        s += t;
+        mag += std::fabs(t);
+      }
+      fp::Accum& e = acc[size_t(i) * n + j];
+      e.sum = alpha * s + beta * double(c[size_t(i) * n + j]);
+      e.magnitude = std::fabs(alpha) * mag + std::fabs(beta * c[size_t(i) * n + j]);
+    }
+  }
+  std::vector<double> want, bound;
+  fp::split_bounds(acc, k + 3, 0, want, bound);
+  return fp::check_within(got, want, bound, "C");
+}
+
+}  // namespace
+
+const WorkloadSpec& sgemm_workload() {
+  static const WorkloadSpec spec{
+      "sgemm",
+      "dense matrix multiply C = aAB + bC, 64x64 block tiles in shared memory, 4x4 per thread in registers",
+      "compute",
+      embedded::sgemm_ptx,
+      {"m=n=k=128", "m=n=1024, k=512", "m=n=k=2048"},
+      run_sgemm};
+  return spec;
+}
+
+}  // namespace gpumux::workloads
