@@ -10,6 +10,7 @@ std::string FaultSite::describe() const {
   s += fmt::format(" pc {}", pc);
   if (!function.empty() && function != kernel) s += fmt::format(" in function {}", function);
   if (ptx.line) s += fmt::format(" at {}", ptx.str());
+  if (source.line) s += fmt::format(" (source {})", source.str());
   return s;
 }
 

@@ -38,6 +38,7 @@ struct FaultSite {
   uint32_t pc = 0;                        // instruction index inside the function
   std::string function;                   // function containing pc (kernel or .func)
   SourceLoc ptx;                          // PTX source line of the instruction
+  SourceLoc source;                       // CUDA source line (.loc), when known
   std::string describe() const;
 };
 

@@ -50,18 +50,22 @@ class Kernel {
  public:
   const std::string& name() const;
   const ptx::Function& function() const { return *fn_; }
-  exec::LoadedModule& module() const { return *mod_; }
+  const exec::LoadedModule& module() const { return *mod_; }
+  uint32_t index() const { return index_; }  // in the module's function list
 
  private:
   friend class Module;
-  Kernel(exec::LoadedModule* m, const ptx::Function* f) : mod_(m), fn_(f) {}
-  exec::LoadedModule* mod_;
+  Kernel(const exec::LoadedModule* m, const ptx::Function* f, uint32_t i)
+      : mod_(m), fn_(f), index_(i) {}
+  const exec::LoadedModule* mod_;
   const ptx::Function* fn_;
+  uint32_t index_;
 };
 
 // A PTX module loaded into a context: its globals live in the context's address space.
 class Module {
  public:
+  ~Module();
   Kernel kernel(const std::string& name) const;          // ApiError if absent
   DevPtr symbol(const std::string& name) const;          // address of a .global/.const variable
   uint64_t symbol_size(const std::string& name) const;
@@ -71,7 +75,7 @@ class Module {
  private:
   friend class Context;
   explicit Module(std::unique_ptr<exec::LoadedModule> m);
-  std::shared_ptr<exec::LoadedModule> loaded_;
+  std::unique_ptr<exec::LoadedModule> loaded_;
 };
 
 // Kernel arguments, packed by the parameter layout of the kernel at launch.

@@ -1,0 +1,66 @@
+// One application's device memory: a sparse, allocation-tracked 64-bit
+// address space. Every access is checked against the allocation it falls in,
+// so an out-of-bounds or unallocated access is reported, never silently
+// served. Separate applications get separate AddressSpaces and cannot see
+// each other's data.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpumux::exec {
+
+// Generic-address windows (cvta): shared and local addresses are small
+// offsets in their own spaces; in the generic space they live in two windows
+// far above every global allocation.
+inline constexpr uint64_t kGlobalBase = 0x0000'0001'0000'0000ull;
+inline constexpr uint64_t kGlobalLimit = 0x0000'7e00'0000'0000ull;
+inline constexpr uint64_t kLocalWindow = 0x0000'7e00'0000'0000ull;
+inline constexpr uint64_t kSharedWindow = 0x0000'7f00'0000'0000ull;
+inline constexpr uint64_t kWindowSize = 0x0000'0100'0000'0000ull;
+
+class AddressSpace {
+ public:
+  struct Allocation {
+    uint64_t base = 0;
+    uint64_t size = 0;
+    std::unique_ptr<uint8_t[]> data;
+    std::string tag;  // "cudaMalloc", or the module variable it holds
+  };
+
+  // Returns a 256-byte aligned address; contents are zero.
+  uint64_t allocate(uint64_t bytes, std::string tag = "malloc");
+  // Throws ApiError for an address that is not the start of a live allocation.
+  void release(uint64_t addr);
+
+  // Host pointer for [addr, addr+bytes) if it lies inside one allocation, else nullptr.
+  uint8_t* translate(uint64_t addr, uint64_t bytes) {
+    if (last_ && addr - last_->base < last_->size && addr + bytes - last_->base <= last_->size)
+      return last_->data.get() + (addr - last_->base);
+    return translate_slow(addr, bytes);
+  }
+  // The allocation containing addr, or nullptr (for diagnostics).
+  const Allocation* find(uint64_t addr) const;
+  // Describes why [addr, addr+bytes) is not accessible ("unallocated", "past the end of ...").
+  std::string explain(uint64_t addr, uint64_t bytes) const;
+
+  // Host-side copies; throw ApiError naming the range when it is not inside one allocation.
+  void write(uint64_t addr, const void* src, uint64_t bytes);
+  void read(uint64_t addr, void* dst, uint64_t bytes) const;
+  void fill(uint64_t addr, uint8_t value, uint64_t bytes);
+
+  uint64_t bytes_allocated() const { return bytes_; }
+
+ private:
+  uint8_t* translate_slow(uint64_t addr, uint64_t bytes);
+  const Allocation* containing(uint64_t addr, uint64_t bytes) const;
+  std::map<uint64_t, Allocation> allocs_;  // by base
+  Allocation* last_ = nullptr;             // most recent hit: accesses of a warp are clustered
+  uint64_t next_ = kGlobalBase;
+  uint64_t bytes_ = 0;
+};
+
+}  // namespace gpumux::exec

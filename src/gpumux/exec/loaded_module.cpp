@@ -1,0 +1,138 @@
+#include "gpumux/exec/loaded_module.h"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "gpumux/core/error.h"
+#include "gpumux/exec/address_space.h"
+#include "gpumux/exec/bind_tables.h"
+#include "gpumux/ptx/cfg.h"
+#include "gpumux/ptx/parser.h"
+
+namespace gpumux::exec {
+
+namespace {
+
+uint64_t align_up(uint64_t v, uint64_t a) { return a ? (v + a - 1) / a * a : v; }
+
+ptx::ExecHandler bind_one(const ptx::Instruction& in, std::string& why) {
+  for (auto family : {&bind_compute, &bind_memory, &bind_control, &bind_warp_ops}) {
+    std::string w;
+    if (ptx::ExecHandler h = family(in, w)) return h;
+    if (!w.empty()) why = w;
+  }
+  if (why.empty()) why = "no execution semantics";
+  return nullptr;
+}
+
+}  // namespace
+
+void bind(ptx::Module& m) {
+  std::string errors;
+  unsigned count = 0;
+  for (ptx::Function& f : m.functions)
+    for (ptx::Instruction& in : f.insts) {
+      std::string why;
+      in.handler = bind_one(in, why);
+      if (!in.handler && count++ < 50)
+        errors += fmt::format("\n  {}:{}: unsupported instruction {}: {}", m.file, in.line,
+                              ptx::opcode_name(in.op), why);
+    }
+  if (count)
+    throw LoadError(fmt::format("{}: {} unsupported instruction(s):{}", m.file, count, errors));
+}
+
+LoadedModule::LoadedModule(std::string_view text, const std::string& name, AddressSpace& mem)
+    : ir_(std::make_unique<ptx::Module>(ptx::parse_ptx(text, name))) {
+  ptx::require_supported(*ir_);
+  ptx::analyze_module(*ir_);
+  bind(*ir_);
+  layout_frames();
+  layout_kernels();
+  allocate_globals(mem);
+}
+
+LoadedModule::~LoadedModule() = default;
+
+int LoadedModule::find_kernel(const std::string& name) const {
+  auto it = ir_->function_index.find(name);
+  if (it == ir_->function_index.end() || !ir_->functions[it->second].is_entry) return -1;
+  return int(it->second);
+}
+
+void LoadedModule::layout_frames() {
+  frames_.resize(ir_->functions.size());
+  for (size_t i = 0; i < ir_->functions.size(); ++i) {
+    const ptx::Function& f = ir_->functions[i];
+    FrameLayout& fl = frames_[i];
+    uint64_t local = 0, param = 0;
+    auto place = [](uint64_t& top, uint64_t size, uint64_t align) {
+      top = align_up(top, std::max<uint64_t>(align, 1));
+      uint64_t off = top;
+      top += size;
+      return off;
+    };
+    if (!f.is_entry) {
+      for (const ptx::Param& p : f.params) fl.param_offset.push_back(place(param, p.size, p.align));
+      for (const ptx::Param& r : f.rets) fl.ret_offset.push_back(place(param, r.size, r.align));
+    }
+    for (const ptx::Variable& v : f.locals) {
+      if (v.space == ptx::Space::Local)
+        fl.local_var_offset.push_back(place(local, v.size, v.align));
+      else if (v.space == ptx::Space::Param)
+        fl.local_var_offset.push_back(place(param, v.size, std::max<uint64_t>(v.align, 8)));
+      else
+        fl.local_var_offset.push_back(kNoOffset);
+    }
+    fl.local_bytes = align_up(local, 16);
+    fl.param_bytes = align_up(param, 16);
+  }
+}
+
+void LoadedModule::layout_kernels() {
+  kernels_.resize(ir_->functions.size());
+  for (size_t i = 0; i < ir_->functions.size(); ++i) {
+    const ptx::Function& f = ir_->functions[i];
+    if (!f.is_entry) continue;
+    KernelLayout& kl = kernels_[i];
+    ptx::SharedLayout sl = ptx::layout_shared(*ir_, f);
+    kl.module_shared.assign(ir_->globals.size(), kNoOffset);
+    kl.local_shared.resize(ir_->functions.size());
+    for (size_t fn = 0; fn < ir_->functions.size(); ++fn)
+      kl.local_shared[fn].assign(ir_->functions[fn].locals.size(), kNoOffset);
+    for (const auto& e : sl.module_vars) kl.module_shared[e.index] = e.offset;
+    for (const auto& e : sl.local_vars) kl.local_shared[e.function][e.index] = e.offset;
+    kl.static_smem = sl.static_bytes;
+    kl.dyn_smem_offset = sl.dynamic_offset;
+    kl.resources = ptx::estimate_resources(*ir_, f);
+  }
+}
+
+void LoadedModule::allocate_globals(AddressSpace& mem) {
+  global_addr_.assign(ir_->globals.size(), 0);
+  for (size_t i = 0; i < ir_->globals.size(); ++i) {
+    const ptx::Variable& v = ir_->globals[i];
+    if (v.space != ptx::Space::Global && v.space != ptx::Space::Const) continue;
+    if (v.is_extern)
+      throw LoadError(fmt::format("{}:{}: external variable {} is not defined in this module",
+                                  ir_->file, v.line, v.name));
+    global_addr_[i] = mem.allocate(v.size, fmt::format("{} {}", ptx::space_name(v.space), v.name));
+    if (!v.init.empty()) mem.write(global_addr_[i], v.init.data(), std::min(v.init.size(), v.size));
+  }
+  // Initialisers holding addresses of other variables (pointer tables).
+  for (size_t i = 0; i < ir_->globals.size(); ++i) {
+    const ptx::Variable& v = ir_->globals[i];
+    for (const auto& [off, sym] : v.init_addrs) {
+      auto it = ir_->global_index.find(sym);
+      if (it == ir_->global_index.end() || !global_addr_[it->second])
+        throw LoadError(fmt::format("{}:{}: initializer of {} takes the address of {}, which is not "
+                                    "a .global or .const variable",
+                                    ir_->file, v.line, v.name, sym));
+      uint64_t a = global_addr_[it->second];
+      if (global_addr_[i]) mem.write(global_addr_[i] + off, &a, ir_->address_size / 8);
+    }
+  }
+}
+
+}  // namespace gpumux::exec

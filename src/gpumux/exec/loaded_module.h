@@ -1,0 +1,75 @@
+// A PTX module made executable inside one application's address space:
+// parsed, analysed (reconvergence), every instruction bound to a handler,
+// module variables allocated and initialised, and the per-function frame and
+// per-kernel shared-memory layouts computed once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpumux/ptx/ir.h"
+#include "gpumux/ptx/resources.h"
+
+namespace gpumux::exec {
+
+class AddressSpace;
+
+inline constexpr uint64_t kNoOffset = ~uint64_t(0);
+
+// Where a function's variables live inside its frame.
+struct FrameLayout {
+  // Per Function::locals entry: byte offset in the frame's local depot (.local)
+  // or parameter area (.param); kNoOffset for .shared (see KernelLayout).
+  std::vector<uint64_t> local_var_offset;
+  std::vector<uint64_t> param_offset;  // per Function::params (non-entry functions)
+  std::vector<uint64_t> ret_offset;    // per Function::rets
+  uint64_t local_bytes = 0;            // per-thread depot size of one activation
+  uint64_t param_bytes = 0;            // per-thread parameter area of one activation
+};
+
+// Shared-memory layout of one kernel (the .shared variables it and its callees use).
+struct KernelLayout {
+  std::vector<uint64_t> module_shared;               // per Module::globals; kNoOffset if unused
+  std::vector<std::vector<uint64_t>> local_shared;   // [function][local]; kNoOffset if unused
+  uint64_t static_smem = 0;                          // bytes of static shared memory
+  uint64_t dyn_smem_offset = 0;                      // where .extern .shared starts
+  ptx::KernelResources resources;
+};
+
+class LoadedModule {
+ public:
+  // Parses, validates and binds `text`; allocates the module's .global and
+  // .const variables in `mem`. Throws LoadError (file:line) on bad or
+  // unsupported PTX.
+  LoadedModule(std::string_view text, const std::string& name, AddressSpace& mem);
+  ~LoadedModule();
+
+  const ptx::Module& ir() const { return *ir_; }
+  const ptx::Function& function(uint32_t i) const { return ir_->functions[i]; }
+  // Index of kernel `name` in Module::functions, or -1.
+  int find_kernel(const std::string& name) const;
+  // Device address of a module .global/.const variable.
+  uint64_t global_address(uint32_t global_index) const { return global_addr_[global_index]; }
+  const FrameLayout& frame(uint32_t fn) const { return frames_[fn]; }
+  // Layout for kernel `fn` (an .entry).
+  const KernelLayout& kernel(uint32_t fn) const { return kernels_[fn]; }
+
+ private:
+  void layout_frames();
+  void layout_kernels();
+  void allocate_globals(AddressSpace& mem);
+
+  std::unique_ptr<ptx::Module> ir_;
+  std::vector<uint64_t> global_addr_;
+  std::vector<FrameLayout> frames_;
+  std::vector<KernelLayout> kernels_;  // indexed by function; empty for non-entries
+};
+
+// Binds every instruction of `m` to its handler; throws LoadError listing each
+// instruction the engine cannot execute (file:line and why).
+void bind(ptx::Module& m);
+
+}  // namespace gpumux::exec

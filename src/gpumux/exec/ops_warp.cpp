@@ -1,0 +1,118 @@
+// Warp-wide communication: shfl.sync, vote, match.sync, activemask.
+#include <array>
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "gpumux/exec/bind_tables.h"
+
+namespace gpumux::exec {
+
+namespace {
+
+// shfl.sync.mode.b32 d{|p}, a, b, c, membermask (PTX ISA semantics of b, c).
+template <ptx::ShflMode M>
+void shfl(StepContext& c, const ptx::Instruction& in) {
+  std::array<uint64_t, kWarpSize> a;
+  for (unsigned l = 0; l < kWarpSize; ++l) a[l] = c.src(in.ops[1], l);
+  const uint16_t d = in.ops[0].reg;
+  for_each_lane(c.mask, [&](unsigned lane) {
+    uint32_t b = uint32_t(c.src(in.ops[2], lane)), cc = uint32_t(c.src(in.ops[3], lane));
+    int bval = int(b & 31), cval = int(cc & 31), seg = int((cc >> 8) & 31);
+    int lanei = int(lane);
+    int max_lane = (lanei & seg) | (cval & ~seg);
+    int min_lane = lanei & seg;
+    int j = lanei;
+    bool ok = false;
+    if constexpr (M == ptx::ShflMode::Up) {
+      j = lanei - bval;
+      ok = j >= max_lane;
+    } else if constexpr (M == ptx::ShflMode::Down) {
+      j = lanei + bval;
+      ok = j <= max_lane;
+    } else if constexpr (M == ptx::ShflMode::Bfly) {
+      j = lanei ^ bval;
+      ok = j <= max_lane;
+    } else {
+      j = min_lane | (bval & ~seg);
+      ok = j <= max_lane;
+    }
+    if (!ok) j = lanei;
+    c.regs[size_t(d) * kWarpSize + lane] = a[unsigned(j)] & 0xffffffffu;
+    if (in.pred_dst2 != ptx::kNoReg) c.set_pred(in.pred_dst2, lane, ok);
+  });
+}
+
+uint32_t true_lanes(const StepContext& c, const ptx::Operand& p) {
+  uint32_t m = 0;
+  for_each_lane(c.mask, [&](unsigned l) { m |= uint32_t(c.pred(p, l)) << l; });
+  return m;
+}
+
+// vote{.sync}.mode d, {!}a{, membermask}
+template <ptx::VoteMode M>
+void vote(StepContext& c, const ptx::Instruction& in) {
+  uint32_t t = true_lanes(c, in.ops[1]);
+  if constexpr (M == ptx::VoteMode::Ballot) {
+    for_each_lane(c.mask, [&](unsigned l) { c.regs[size_t(in.ops[0].reg) * kWarpSize + l] = t; });
+  } else {
+    bool r = M == ptx::VoteMode::All   ? t == c.mask
+             : M == ptx::VoteMode::Any ? t != 0
+                                       : (t == 0 || t == c.mask);
+    for_each_lane(c.mask, [&](unsigned l) { c.set_pred(in.ops[0].reg, l, r); });
+  }
+}
+
+// match.any.sync.b32/b64 d, a, membermask; match.all.sync d{|p}, a, membermask
+template <bool All>
+void match(StepContext& c, const ptx::Instruction& in) {
+  std::array<uint64_t, kWarpSize> a{};
+  for_each_lane(c.mask, [&](unsigned l) { a[l] = c.src(in.ops[1], l); });
+  for_each_lane(c.mask, [&](unsigned l) {
+    uint32_t same = 0;
+    for_each_lane(c.mask, [&](unsigned k) { same |= uint32_t(a[k] == a[l]) << k; });
+    bool all = same == c.mask;
+    c.regs[size_t(in.ops[0].reg) * kWarpSize + l] = All ? (all ? c.mask : 0) : same;
+    if (All && in.pred_dst2 != ptx::kNoReg) c.set_pred(in.pred_dst2, l, all);
+  });
+}
+
+void activemask(StepContext& c, const ptx::Instruction& in) {
+  for_each_lane(c.mask,
+                [&](unsigned l) { c.regs[size_t(in.ops[0].reg) * kWarpSize + l] = c.mask; });
+}
+
+}  // namespace
+
+ptx::ExecHandler bind_warp_ops(const ptx::Instruction& in, std::string& why) {
+  using ptx::Opcode;
+  switch (in.op) {
+    case Opcode::Shfl:
+      if (ptx::type_size(in.type) != 4) {
+        why = "shfl is defined on 32-bit values only";
+        return nullptr;
+      }
+      switch (in.shfl) {
+        case ptx::ShflMode::Up: return &shfl<ptx::ShflMode::Up>;
+        case ptx::ShflMode::Down: return &shfl<ptx::ShflMode::Down>;
+        case ptx::ShflMode::Bfly: return &shfl<ptx::ShflMode::Bfly>;
+        case ptx::ShflMode::Idx: return &shfl<ptx::ShflMode::Idx>;
+        default: why = "shfl without a mode"; return nullptr;
+      }
+    case Opcode::Vote:
+      switch (in.vote) {
+        case ptx::VoteMode::All: return &vote<ptx::VoteMode::All>;
+        case ptx::VoteMode::Any: return &vote<ptx::VoteMode::Any>;
+        case ptx::VoteMode::Uni: return &vote<ptx::VoteMode::Uni>;
+        case ptx::VoteMode::Ballot: return &vote<ptx::VoteMode::Ballot>;
+        default: why = "vote without a mode"; return nullptr;
+      }
+    case Opcode::Match:
+      // The parser records .any/.all in Instruction::vote (Any/All).
+      return in.vote == ptx::VoteMode::All ? &match<true> : &match<false>;
+    case Opcode::Activemask: return &activemask;
+    default: return nullptr;
+  }
+}
+
+}  // namespace gpumux::exec

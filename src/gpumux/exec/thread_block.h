@@ -1,0 +1,94 @@
+// A kernel launch as the engine sees it (GridLaunch) and one thread block of
+// it: its warps, its shared memory and its named barriers. A ThreadBlock is a
+// value that can be copied out (save for a context switch) and back (restore);
+// dropping it discards the TB's progress (flush).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpumux/exec/warp.h"
+
+namespace gpumux::exec {
+
+class AddressSpace;
+class LoadedModule;
+
+using Dim = std::array<uint32_t, 3>;
+
+// Everything about one kernel launch that all its TBs share. Immutable while it runs.
+struct GridLaunch {
+  const LoadedModule* module = nullptr;
+  uint32_t kernel = 0;           // index in Module::functions
+  Dim grid{1, 1, 1}, block{1, 1, 1};
+  uint64_t dyn_smem = 0;
+  std::vector<uint8_t> params;   // packed kernel parameter buffer
+  AddressSpace* mem = nullptr;   // the application's address space
+  uint32_t grid_id = 0;          // %gridid
+  uint32_t num_sms = 1;          // %nsmid
+  uint64_t max_local_per_thread = 512 * 1024;
+
+  const ptx::Function& function() const;
+  uint32_t threads_per_tb() const { return block[0] * block[1] * block[2]; }
+  uint32_t warps_per_tb() const { return (threads_per_tb() + kWarpSize - 1) / kWarpSize; }
+  uint64_t num_tbs() const { return uint64_t(grid[0]) * grid[1] * grid[2]; }
+  Dim tb_coords(uint64_t linear) const;
+};
+
+class ThreadBlock {
+ public:
+  static constexpr unsigned kNumBarriers = 16;
+
+  ThreadBlock(const GridLaunch& launch, Dim ctaid, uint32_t smid);
+  // Copies are snapshots: the copy's warps point at the copy.
+  ThreadBlock(const ThreadBlock& o);
+  ThreadBlock& operator=(const ThreadBlock& o);
+
+  const GridLaunch& launch() const { return *launch_; }
+  Dim ctaid() const { return ctaid_; }
+  uint32_t smid() const { return smid_; }
+  std::vector<Warp>& warps() { return warps_; }
+  const std::vector<Warp>& warps() const { return warps_; }
+  std::vector<uint8_t>& shared() { return shared_; }
+  uint64_t static_smem() const { return static_smem_; }
+  bool done() const { return live_threads_ == 0; }
+
+  // Barrier protocol (bar.sync / bar.arrive / bar.red). `threads` is the
+  // expected number of threads, 0 meaning all live threads of the TB. Returns
+  // true if the arrival released the barrier.
+  bool arrive(Warp& w, unsigned id, uint32_t threads, uint32_t lanes, bool wait,
+              const ptx::Instruction* red_inst, uint32_t red_true_lanes);
+  // Called when lanes of a warp exit: a barrier may now be complete.
+  void on_lanes_exited(uint32_t count);
+  // For deadlock reports: which barrier each blocked warp waits at.
+  std::string describe_waits() const;
+
+  // Runs every warp until all exit (functional mode). Throws DeviceFault on a
+  // fault or a barrier deadlock. Returns the warp instructions executed.
+  uint64_t run_to_completion();
+
+ private:
+  struct Barrier {
+    uint32_t arrived = 0;     // threads arrived
+    uint32_t expected = 0;    // 0: all live threads
+    uint32_t accum = 0;       // bar.red accumulator
+    uint32_t result = 0;      // last released reduction
+    bool red_and = true;      // bar.red.and accumulates with AND
+    ptx::RedOp op = ptx::RedOp::None;
+    std::vector<uint16_t> waiting;  // warps blocked here
+  };
+  bool try_release(unsigned id);
+
+  const GridLaunch* launch_;
+  Dim ctaid_;
+  uint32_t smid_;
+  uint64_t static_smem_ = 0;
+  uint32_t live_threads_ = 0;
+  std::vector<uint8_t> shared_;
+  std::vector<Warp> warps_;
+  std::array<Barrier, kNumBarriers> bars_{};
+};
+
+}  // namespace gpumux::exec

@@ -1,0 +1,26 @@
+#include "gpumux/runtime/functional_backend.h"
+
+#include "gpumux/exec/loaded_module.h"
+#include "gpumux/exec/thread_block.h"
+
+namespace gpumux::runtime {
+
+void FunctionalBackend::launch(Launch& l) {
+  exec::GridLaunch g;
+  g.module = &l.kernel->module();
+  g.kernel = l.kernel->index();
+  g.grid = {l.grid.x, l.grid.y, l.grid.z};
+  g.block = {l.block.x, l.block.y, l.block.z};
+  g.dyn_smem = l.dyn_smem;
+  g.params = std::move(l.params);
+  g.mem = &l.ctx->memory();
+  g.grid_id = next_grid_id_++;
+  g.num_sms = num_sms_;
+  g.max_local_per_thread = l.ctx->device().limits().max_local_bytes_per_thread;
+  for (uint64_t t = 0; t < g.num_tbs(); ++t) {
+    exec::ThreadBlock tb(g, g.tb_coords(t), uint32_t(t % num_sms_));
+    warp_insts_ += tb.run_to_completion();
+  }
+}
+
+}  // namespace gpumux::runtime

@@ -1,0 +1,210 @@
+#include "gpumux/runtime/runtime.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "gpumux/exec/address_space.h"
+#include "gpumux/exec/loaded_module.h"
+#include "gpumux/runtime/functional_backend.h"
+
+namespace gpumux::runtime {
+
+// ---- Kernel / Module ----
+
+const std::string& Kernel::name() const { return fn_->name; }
+
+Module::Module(std::unique_ptr<exec::LoadedModule> m) : loaded_(std::move(m)) {}
+Module::~Module() = default;
+
+const ptx::Module& Module::ir() const { return loaded_->ir(); }
+
+Kernel Module::kernel(const std::string& name) const {
+  int i = loaded_->find_kernel(name);
+  if (i < 0) {
+    std::string have;
+    for (const ptx::Function& f : loaded_->ir().functions)
+      if (f.is_entry) have += " " + f.name;
+    throw ApiError(fmt::format("module {} has no kernel named {} (kernels:{})",
+                               loaded_->ir().file, name, have));
+  }
+  return Kernel(loaded_.get(), &loaded_->function(uint32_t(i)), uint32_t(i));
+}
+
+namespace {
+const ptx::Variable& device_variable(const exec::LoadedModule& m, const std::string& name,
+                                     uint32_t& index) {
+  auto it = m.ir().global_index.find(name);
+  if (it == m.ir().global_index.end())
+    throw ApiError(fmt::format("module {} has no variable named {}", m.ir().file, name));
+  const ptx::Variable& v = m.ir().globals[it->second];
+  if (v.space != ptx::Space::Global && v.space != ptx::Space::Const)
+    throw ApiError(fmt::format("variable {} is .{}, not a .global or .const variable", name,
+                               ptx::space_name(v.space)));
+  index = it->second;
+  return v;
+}
+}  // namespace
+
+DevPtr Module::symbol(const std::string& name) const {
+  uint32_t i;
+  device_variable(*loaded_, name, i);
+  return loaded_->global_address(i);
+}
+
+uint64_t Module::symbol_size(const std::string& name) const {
+  uint32_t i;
+  return device_variable(*loaded_, name, i).size;
+}
+
+// ---- Context ----
+
+Context::Context(Device& dev, uint32_t id, std::string name)
+    : dev_(dev), id_(id), name_(std::move(name)), mem_(std::make_unique<exec::AddressSpace>()) {
+  event_times_.push_back(0.0);  // event 0 is unused
+}
+Context::~Context() = default;
+
+DevPtr Context::malloc(uint64_t bytes) { return mem_->allocate(bytes); }
+void Context::free(DevPtr p) { mem_->release(p); }
+
+void Context::memcpy_h2d(DevPtr dst, const void* src, uint64_t bytes, Stream) {
+  mem_->write(dst, src, bytes);
+}
+void Context::memcpy_d2h(void* dst, DevPtr src, uint64_t bytes, Stream s) {
+  stream_synchronize(s);
+  mem_->read(src, dst, bytes);
+}
+void Context::memcpy_d2d(DevPtr dst, DevPtr src, uint64_t bytes, Stream) {
+  std::vector<uint8_t> tmp(bytes);
+  mem_->read(src, tmp.data(), bytes);
+  mem_->write(dst, tmp.data(), bytes);
+}
+void Context::memset(DevPtr dst, int value, uint64_t bytes, Stream) {
+  mem_->fill(dst, uint8_t(value), bytes);
+}
+
+Module& Context::load_module_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw LoadError(fmt::format("cannot open PTX file {}", path));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return load_module_string(ss.str(), path);
+}
+
+Module& Context::load_module_string(const std::string& text, const std::string& name) {
+  modules_.push_back(std::unique_ptr<Module>(
+      new Module(std::make_unique<exec::LoadedModule>(text, name, *mem_))));
+  return *modules_.back();
+}
+
+void Context::memcpy_to_symbol(const Module& m, const std::string& sym, const void* src,
+                               uint64_t bytes, uint64_t offset) {
+  if (offset + bytes > m.symbol_size(sym))
+    throw ApiError(fmt::format("copy of {} bytes at offset {} overruns symbol {} ({} bytes)", bytes,
+                               offset, sym, m.symbol_size(sym)));
+  mem_->write(m.symbol(sym) + offset, src, bytes);
+}
+
+void Context::memcpy_from_symbol(void* dst, const Module& m, const std::string& sym,
+                                 uint64_t bytes, uint64_t offset) {
+  if (offset + bytes > m.symbol_size(sym))
+    throw ApiError(fmt::format("copy of {} bytes at offset {} overruns symbol {} ({} bytes)", bytes,
+                               offset, sym, m.symbol_size(sym)));
+  synchronize();
+  mem_->read(m.symbol(sym) + offset, dst, bytes);
+}
+
+Stream Context::create_stream(int priority) { return Stream{next_stream_++, priority}; }
+
+Event Context::create_event() {
+  event_times_.push_back(0.0);
+  return Event{uint32_t(event_times_.size() - 1)};
+}
+
+namespace {
+void check_event(const std::vector<double>& times, Event e) {
+  if (e.id == 0 || e.id >= times.size()) throw ApiError(fmt::format("invalid event {}", e.id));
+}
+}  // namespace
+
+void Context::record(Event e, Stream s) {
+  check_event(event_times_, e);
+  stream_synchronize(s);
+  event_times_[e.id] = dev_.backend().now_ms();
+}
+void Context::synchronize() { dev_.backend().synchronize(*this); }
+void Context::stream_synchronize(Stream) { synchronize(); }
+void Context::event_synchronize(Event e) {
+  check_event(event_times_, e);
+  synchronize();
+}
+double Context::event_elapsed_ms(Event start, Event end) {
+  check_event(event_times_, start);
+  check_event(event_times_, end);
+  return event_times_[end.id] - event_times_[start.id];
+}
+
+void Context::launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, Stream s,
+                     const KernelArgs& args) {
+  const ptx::Function& fn = k.function();
+  const DeviceLimits& lim = dev_.limits();
+  auto fail = [&](const std::string& why) {
+    throw ApiError(fmt::format("illegal launch of {} with grid ({},{},{}) block ({},{},{}): {}",
+                               fn.name, grid.x, grid.y, grid.z, block.x, block.y, block.z, why));
+  };
+  if (grid.count() == 0) fail("the grid is empty");
+  if (block.count() == 0) fail("the block is empty");
+  if (grid.y > 65535 || grid.z > 65535) fail("grid y and z are limited to 65535");
+  if (block.z > 64) fail("block z is limited to 64");
+  if (block.count() > lim.max_threads_per_block)
+    fail(fmt::format("{} threads per block, the limit is {}", block.count(),
+                     lim.max_threads_per_block));
+  for (int d = 0; d < 3; ++d) {
+    uint32_t b = d == 0 ? block.x : d == 1 ? block.y : block.z;
+    if (fn.reqntid[0] && fn.reqntid[d] && b != fn.reqntid[d])
+      fail(fmt::format(".reqntid requires block dimension {} = {}", d, fn.reqntid[d]));
+  }
+  if (fn.maxntid[0]) {
+    uint64_t maxt = uint64_t(fn.maxntid[0]) * std::max(1u, fn.maxntid[1]) *
+                    std::max(1u, fn.maxntid[2]);
+    if (block.count() > maxt) fail(fmt::format(".maxntid allows at most {} threads", maxt));
+  }
+  const exec::KernelLayout& kl = k.module().kernel(k.index());
+  if (kl.dyn_smem_offset + dyn_smem > lim.max_smem_per_block)
+    fail(fmt::format("{} bytes of shared memory ({} static + {} dynamic), the limit is {}",
+                     kl.dyn_smem_offset + dyn_smem, kl.static_smem, dyn_smem,
+                     lim.max_smem_per_block));
+  const auto& a = args.args();
+  if (a.size() != fn.params.size())
+    fail(fmt::format("{} arguments given, the kernel takes {}", a.size(), fn.params.size()));
+  LaunchBackend::Launch l{this, &k, grid, block, dyn_smem, s, {}};
+  l.params.assign(fn.param_bytes, 0);
+  for (size_t i = 0; i < a.size(); ++i) {
+    const ptx::Param& p = fn.params[i];
+    if (a[i].bytes.size() != p.size)
+      fail(fmt::format("argument {} ({}) has {} bytes, the parameter is {} bytes", i, p.name,
+                       a[i].bytes.size(), p.size));
+    std::memcpy(l.params.data() + p.offset, a[i].bytes.data(), p.size);
+  }
+  dev_.backend().launch(l);
+}
+
+// ---- Device ----
+
+Device::Device(DeviceLimits limits)
+    : Device(limits, std::make_unique<FunctionalBackend>(limits.num_sms)) {}
+
+Device::Device(DeviceLimits limits, std::unique_ptr<LaunchBackend> backend)
+    : limits_(limits), backend_(std::move(backend)) {}
+
+Device::~Device() = default;
+
+Context& Device::create_context(const std::string& name) {
+  contexts_.push_back(
+      std::unique_ptr<Context>(new Context(*this, uint32_t(contexts_.size()), name)));
+  return *contexts_.back();
+}
+
+}  // namespace gpumux::runtime
