@@ -30,12 +30,9 @@ struct FrameLayout {
   uint64_t param_bytes = 0;            // per-thread parameter area of one activation
 };
 
-// Shared-memory layout of one kernel (the .shared variables it and its callees use).
+// What the engine needs of a kernel: its shared-memory layout and resources.
 struct KernelLayout {
-  std::vector<uint64_t> module_shared;               // per Module::globals; kNoOffset if unused
-  std::vector<std::vector<uint64_t>> local_shared;   // [function][local]; kNoOffset if unused
-  uint64_t static_smem = 0;                          // bytes of static shared memory
-  uint64_t dyn_smem_offset = 0;                      // where .extern .shared starts
+  ptx::SharedLayout shared;
   ptx::KernelResources resources;
 };
 

@@ -32,6 +32,8 @@ void no_effect(StepContext&, const ptx::Instruction&) {}
 
 // bar.sync/barrier.sync a{, b}; bar.arrive a, b; bar.red.op d, a{, b}, {!}c.
 void bar(StepContext& c, const ptx::Instruction& in) {
+  // bar.warp.sync: the lanes of a warp already execute in lockstep here.
+  if (in.bar == ptx::BarKind::Warp) return;
   const bool red = in.bar == ptx::BarKind::Red;
   const unsigned o = red ? 1 : 0;  // bar.red has a destination first
   unsigned lane0 = unsigned(std::countr_zero(c.mask));

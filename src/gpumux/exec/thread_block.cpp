@@ -19,8 +19,8 @@ Dim GridLaunch::tb_coords(uint64_t linear) const {
 ThreadBlock::ThreadBlock(const GridLaunch& launch, Dim ctaid, uint32_t smid)
     : launch_(&launch), ctaid_(ctaid), smid_(smid) {
   const KernelLayout& kl = launch.module->kernel(launch.kernel);
-  static_smem_ = kl.static_smem;
-  shared_.assign(kl.dyn_smem_offset + launch.dyn_smem, 0);
+  static_smem_ = kl.shared.static_bytes;
+  shared_.assign(kl.shared.dynamic_offset + launch.dyn_smem, 0);
   uint32_t threads = launch.threads_per_tb();
   live_threads_ = threads;
   uint32_t nwarps = launch.warps_per_tb();

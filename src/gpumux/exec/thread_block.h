@@ -52,6 +52,7 @@ class ThreadBlock {
   std::vector<Warp>& warps() { return warps_; }
   const std::vector<Warp>& warps() const { return warps_; }
   std::vector<uint8_t>& shared() { return shared_; }
+  const std::vector<uint8_t>& shared() const { return shared_; }
   uint64_t static_smem() const { return static_smem_; }
   bool done() const { return live_threads_ == 0; }
 

@@ -317,14 +317,14 @@ uint64_t symbol_address(const Warp& w, const ptx::Operand& o) {
     case ptx::SymScope::Module: {
       const ptx::Variable& v = mod.ir().globals[o.sym];
       if (v.space == ptx::Space::Shared) {
-        if (v.is_extern) return mod.kernel(l.kernel).dyn_smem_offset;
-        return mod.kernel(l.kernel).module_shared[o.sym];
+        if (v.is_extern) return mod.kernel(l.kernel).shared.dynamic_offset;
+        return mod.kernel(l.kernel).shared.module_offset[o.sym];
       }
       return mod.global_address(o.sym);
     }
     case ptx::SymScope::Local: {
       const ptx::Variable& v = mod.function(f.fn).locals[o.sym];
-      if (v.space == ptx::Space::Shared) return mod.kernel(l.kernel).local_shared[f.fn][o.sym];
+      if (v.space == ptx::Space::Shared) return mod.kernel(l.kernel).shared.local_offset[f.fn][o.sym];
       uint64_t off = mod.frame(f.fn).local_var_offset[o.sym];
       return v.space == ptx::Space::Local ? f.local_base + off : f.param_base + off;
     }

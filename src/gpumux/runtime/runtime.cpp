@@ -172,9 +172,9 @@ void Context::launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, 
     if (block.count() > maxt) fail(fmt::format(".maxntid allows at most {} threads", maxt));
   }
   const exec::KernelLayout& kl = k.module().kernel(k.index());
-  if (kl.dyn_smem_offset + dyn_smem > lim.max_smem_per_block)
+  if (kl.shared.dynamic_offset + dyn_smem > lim.max_smem_per_block)
     fail(fmt::format("{} bytes of shared memory ({} static + {} dynamic), the limit is {}",
-                     kl.dyn_smem_offset + dyn_smem, kl.static_smem, dyn_smem,
+                     kl.shared.dynamic_offset + dyn_smem, kl.shared.static_bytes, dyn_smem,
                      lim.max_smem_per_block));
   const auto& a = args.args();
   if (a.size() != fn.params.size())
