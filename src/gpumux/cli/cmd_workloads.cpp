@@ -1,0 +1,206 @@
+// gpumux list / gpumux verify: the workload library from the command line.
+//
+//   gpumux list [--detail] [--json]
+//   gpumux verify [NAME...] [--size tiny|small|large] [--seed N] [--functional]
+//
+// verify runs each benchmark alone in a fresh device and context and checks
+// it against its CPU reference. Today every run is functional (the timing
+// model is not wired yet); --functional is accepted so that scripts written
+// now keep working when verify gains a timed mode.
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gpumux/cli/commands.h"
+#include "gpumux/core/error.h"
+#include "gpumux/ptx/resources.h"
+#include "gpumux/runtime/functional_backend.h"
+#include "gpumux/runtime/runtime.h"
+#include "workload.h"
+
+namespace gpumux::cli {
+namespace {
+
+using workloads::WorkloadSpec;
+
+// Kernel (.entry) names in PTX order, read from the text so that plain
+// `list` needs no parsing or loading.
+std::vector<std::string> kernel_names(std::string_view ptx) {
+  std::vector<std::string> names;
+  for (size_t pos = ptx.find(".entry"); pos != std::string_view::npos;
+       pos = ptx.find(".entry", pos + 6)) {
+    size_t start = ptx.find_first_not_of(" \t", pos + 6);
+    size_t end = ptx.find_first_of("( \t\r\n", start);
+    if (start != std::string_view::npos && end != std::string_view::npos)
+      names.emplace_back(ptx.substr(start, end - start));
+  }
+  return names;
+}
+
+std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : std::string(sep)) + x;
+  return s;
+}
+
+struct KernelInfo {
+  std::string name;
+  ptx::KernelResources res;
+};
+
+// Loads the workload's module (parse, analysis, support check) and estimates
+// each kernel's resources. Throws LoadError if the PTX cannot be loaded.
+std::vector<KernelInfo> kernel_details(const WorkloadSpec& w) {
+  runtime::Device dev;
+  runtime::Context& ctx = dev.create_context(w.name);
+  const runtime::Module& mod = ctx.load_module_string(std::string(w.ptx), w.name + ".ptx");
+  std::vector<KernelInfo> out;
+  for (const ptx::Function& f : mod.ir().functions)
+    if (f.is_entry) out.push_back({f.name, ptx::estimate_resources(mod.ir(), f)});
+  return out;
+}
+
+std::string describe(const ptx::KernelResources& r) {
+  return fmt::format("~{} regs, {} B static smem{}, {} B local{}, {} B params", r.registers,
+                     r.static_smem, r.dynamic_smem ? " + dynamic" : "", r.local_bytes,
+                     r.recursion ? " (recursive: lower bound)" : "", r.param_bytes);
+}
+
+void list_workloads(bool detail, bool json) {
+  const auto& all = workloads::all_workloads();
+  if (json) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const WorkloadSpec* w : all) {
+      nlohmann::json j;
+      j["name"] = w->name;
+      j["description"] = w->description;
+      j["category"] = w->category;
+      j["kernels"] = kernel_names(w->ptx);
+      j["sizes"] = {{"tiny", w->sizes[0]}, {"small", w->sizes[1]}, {"large", w->sizes[2]}};
+      if (detail) {
+        try {
+          nlohmann::json ks = nlohmann::json::array();
+          for (const KernelInfo& k : kernel_details(*w))
+            ks.push_back({{"name", k.name},
+                          {"registers", k.res.registers},
+                          {"static_smem", k.res.static_smem},
+                          {"dynamic_smem", k.res.dynamic_smem},
+                          {"local_bytes", k.res.local_bytes},
+                          {"recursion", k.res.recursion},
+                          {"param_bytes", k.res.param_bytes}});
+          j["kernel_resources"] = ks;
+        } catch (const std::exception& e) {
+          j["load_error"] = e.what();
+        }
+      }
+      arr.push_back(std::move(j));
+    }
+    fmt::print("{}\n", arr.dump(2));
+    return;
+  }
+
+  size_t name_w = 4, kern_w = 7;
+  for (const WorkloadSpec* w : all) {
+    name_w = std::max(name_w, w->name.size());
+    kern_w = std::max(kern_w, join(kernel_names(w->ptx), ",").size());
+  }
+  fmt::print("{:<{}}  {:<8}  {:<{}}  {}\n", "NAME", name_w, "CATEGORY", "KERNELS", kern_w,
+             "DESCRIPTION");
+  for (const WorkloadSpec* w : all) {
+    fmt::print("{:<{}}  {:<8}  {:<{}}  {}\n", w->name, name_w, w->category,
+               join(kernel_names(w->ptx), ","), kern_w, w->description);
+    fmt::print("{:<{}}  sizes: tiny {} | small {} | large {}\n", "", name_w, w->sizes[0],
+               w->sizes[1], w->sizes[2]);
+    if (!detail) continue;
+    try {
+      for (const KernelInfo& k : kernel_details(*w))
+        fmt::print("{:<{}}  kernel {}: {}\n", "", name_w, k.name, describe(k.res));
+    } catch (const std::exception& e) {
+      fmt::print("{:<{}}  cannot load: {}\n", "", name_w, e.what());
+    }
+  }
+  fmt::print("{} workloads\n", all.size());
+}
+
+struct VerifyOptions {
+  std::vector<std::string> names;
+  std::string size = "tiny";
+  uint64_t seed = 1;
+  bool functional = false;
+};
+
+void verify_workloads(const VerifyOptions& opt) {
+  workloads::Size size;
+  if (!workloads::parse_size(opt.size, size))
+    throw std::invalid_argument(fmt::format("unknown size '{}' (tiny, small or large)", opt.size));
+  std::vector<const WorkloadSpec*> selected;
+  if (opt.names.empty()) {
+    selected = workloads::all_workloads();
+  } else {
+    for (const std::string& n : opt.names) {
+      const WorkloadSpec* w = workloads::find_workload(n);
+      if (!w) throw std::invalid_argument(fmt::format("unknown workload '{}' (see gpumux list)", n));
+      selected.push_back(w);
+    }
+  }
+  size_t name_w = 4;
+  for (const WorkloadSpec* w : selected) name_w = std::max(name_w, w->name.size());
+
+  int failed = 0;
+  for (const WorkloadSpec* w : selected) {
+    auto start = std::chrono::steady_clock::now();
+    workloads::CheckResult result;
+    uint64_t warp_insts = 0;
+    try {
+      runtime::Device dev;
+      runtime::Context& ctx = dev.create_context(w->name);
+      result = workloads::run_workload(*w, ctx, size, opt.seed);
+      if (auto* fb = dynamic_cast<runtime::FunctionalBackend*>(&dev.backend()))
+        warp_insts = fb->warp_instructions();
+    } catch (const DeviceFault& e) {
+      result = {false, fmt::format("device fault: {}", e.what())};
+    } catch (const LoadError& e) {
+      result = {false, fmt::format("load error: {}", e.what())};
+    } catch (const std::exception& e) {
+      result = {false, fmt::format("error: {}", e.what())};
+    }
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!result.passed) ++failed;
+    std::string insts = warp_insts ? fmt::format(", {} warp insts", warp_insts) : "";
+    fmt::print("{:<{}}  {}  {}  [{:.2f} s{}]\n", w->name, name_w, result.passed ? "PASS" : "FAIL",
+               result.detail, seconds, insts);
+    std::fflush(stdout);
+  }
+  fmt::print("{} of {} passed ({} size, seed {}, functional)\n", selected.size() - failed,
+             selected.size(), opt.size, opt.seed);
+  if (failed) exit_code() = 1;
+}
+
+}  // namespace
+
+void add_workload_commands(CLI::App& app) {
+  auto* list = app.add_subcommand("list", "List the benchmarks of the workload library");
+  static bool detail = false, json = false;
+  list->add_flag("--detail", detail,
+                 "Also show each kernel's static resources (registers, shared, local, params)");
+  list->add_flag("--json", json, "Machine-readable output");
+  list->callback([] { list_workloads(detail, json); });
+
+  auto* verify = app.add_subcommand(
+      "verify", "Run benchmarks alone and check them against their CPU reference");
+  static VerifyOptions opt;
+  verify->add_option("names", opt.names, "Benchmarks to run (default: all)");
+  verify->add_option("--size", opt.size, "Problem size: tiny, small or large")
+      ->check(CLI::IsMember({"tiny", "small", "large"}));
+  verify->add_option("--seed", opt.seed, "Seed of the input generators");
+  verify->add_flag("--functional", opt.functional,
+                   "Functional execution only (today verify always runs functionally)");
+  verify->callback([] { verify_workloads(opt); });
+}
+
+}  // namespace gpumux::cli
