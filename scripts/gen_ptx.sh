@@ -1,24 +1,34 @@
 #!/usr/bin/env bash
-# Regenerates the committed PTX of every workload (and the test corpus) with nvcc.
+# Regenerates the committed PTX of every workload, the PTX test corpus and the
+# engine test kernels with nvcc.
 # Usage: scripts/gen_ptx.sh [--check]   (--check: exit 1 if any committed PTX differs)
+#
+# nvcc records the absolute source path in .file directives and in hashed
+# internal names, so sources are compiled from a fixed scratch copy of the
+# tree and the scratch prefix is stripped: the PTX is the same on every machine.
 set -euo pipefail
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 FLAGS=(-ptx -arch=compute_80 -O3 -lineinfo)
 root=$(cd "$(dirname "$0")/.." && pwd)
+scratch=/tmp/gpumux_ptx_gen
 check=0
 [[ ${1:-} == --check ]] && check=1
 status=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-for cu in "$root"/workloads/*/*.cu "$root"/tests/ptx/corpus/*.cu; do
+rm -rf "$scratch"
+mkdir -p "$scratch"
+(cd "$root" && find workloads tests \( -name "*.cu" -o -name "*.cuh" -o -name "*.h" \) -exec cp --parents {} "$scratch" \;)
+for cu in "$scratch"/workloads/*/*.cu "$scratch"/tests/ptx/corpus/*.cu "$scratch"/tests/exec/kernels/*.cu; do
   [[ -e $cu ]] || continue
-  ptx=${cu%.cu}.ptx
-  # Relative paths keep the .file directives independent of the checkout location.
-  (cd "$(dirname "$cu")" && "$NVCC" "${FLAGS[@]}" "$(basename "$cu")" -o "$tmp/out.ptx")
+  rel=${cu#$scratch/}
+  out=$scratch/${rel%.cu}.gen.ptx
+  (cd "$(dirname "$cu")" && "$NVCC" "${FLAGS[@]}" "$(basename "$cu")" -o "$out")
+  sed -i "s|\"$scratch/|\"|g" "$out"
+  ptx=$root/${rel%.cu}.ptx
   if ((check)); then
-    if ! cmp -s "$tmp/out.ptx" "$ptx"; then echo "stale: ${ptx#$root/}"; status=1; fi
+    if ! cmp -s "$out" "$ptx"; then echo "stale: ${rel%.cu}.ptx"; status=1; fi
   else
-    cp "$tmp/out.ptx" "$ptx"
+    cp "$out" "$ptx"
   fi
 done
+rm -rf "$scratch"
 exit $status
