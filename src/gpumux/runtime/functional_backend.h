@@ -13,7 +13,7 @@ class FunctionalBackend : public LaunchBackend {
   void launch(Launch& l) override;
   void synchronize(Context&) override {}
   double now_ms() const override { return 0.0; }
-  uint64_t warp_instructions() const { return warp_insts_; }
+  uint64_t warp_instructions() const override { return warp_insts_; }
 
  private:
   uint32_t num_sms_;

@@ -198,6 +198,7 @@ class LaunchBackend {
   virtual void launch(Launch& l) = 0;
   virtual void synchronize(Context& ctx) = 0;
   virtual double now_ms() const = 0;  // simulated time
+  virtual uint64_t warp_instructions() const = 0;  // executed so far, all contexts
 };
 
 struct DeviceLimits {
