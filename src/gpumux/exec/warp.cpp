@@ -14,7 +14,8 @@ namespace gpumux::exec {
 
 namespace {
 constexpr uint32_t kNoPc = 0xffffffffu;
-}
+constexpr uint64_t kFunctionAddressBase = 0xfff0'0000'0000'0000ull;
+}  // namespace
 
 Warp::Warp(ThreadBlock& tb, uint32_t index, uint32_t valid_lanes) : tb_(&tb), index_(index) {
   const GridLaunch& l = tb.launch();
@@ -301,7 +302,11 @@ uint64_t StepContext::src_slow(const ptx::Operand& o, unsigned lane) const {
     case ptx::OperandKind::Special:
       return special_value(*warp, o, lane);
     case ptx::OperandKind::Symbol:
-      return symbol_address(*warp, o);
+      return symbol_address(*warp, o) + o.imm;  // mov %r, sym+imm
+    case ptx::OperandKind::Func:
+      // A function's "address" only needs to be distinct; indirect calls are
+      // rejected at load time.
+      return kFunctionAddressBase + o.sym;
     case ptx::OperandKind::Pred:
       return ((preds[o.reg] >> lane) & 1u) != o.neg;
     default:
