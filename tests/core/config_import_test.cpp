@@ -1,0 +1,118 @@
+#include "gpumux/core/config_import.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "gpumux/core/error.h"
+
+namespace gpumux {
+namespace {
+
+// A Volta-like gpgpusim.config in the style of Accel-Sim's tested configs.
+constexpr const char* kVoltaLike = R"(
+# functional simulator specification
+-gpgpu_ptx_instruction_classification 0
+-gpgpu_n_clusters 40
+-gpgpu_n_cores_per_cluster 2
+-gpgpu_n_mem 24
+-gpgpu_n_sub_partition_per_mchannel 2
+-gpgpu_clock_domains 1200.0:1200.0:1200.0:850.0   # core:icnt:l2:dram
+-gpgpu_shader_registers 65536
+-gpgpu_shader_core_pipeline 2048:32
+-gpgpu_shader_cta 32
+-gpgpu_shmem_size 98304
+-gpgpu_num_sched_per_core 4
+-gpgpu_scheduler gto
+-gpgpu_cache:dl1 S:4:128:64,L:T:m:L:L,A:256:32,16:0,32
+-gpgpu_l1_latency 20
+-gpgpu_cache:dl2 S:32:128:24,L:B:m:L:P,A:192:4,32:0,32
+-gpgpu_l2_rop_latency 160
+-ptx_opcode_latency_int 4,13,4,5,145,21
+-ptx_opcode_latency_sfu 21
+-gpgpu_dram_timing_opt "nbk=16:CCD=1:RRD=3:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=2:CDLR=3:WR=10:nbkgrp=4:CCDL=2:RTPL=3"
+-gpgpu_dram_buswidth 16
+-gpgpu_dram_burst_length 2
+-dram_data_command_freq_ratio 2
+-gpgpu_dram_scheduler 1
+-gpgpu_frfcfs_dram_sched_queue_size 64
+-gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCB.CCCSSSSS
+)";
+
+bool has_note(const GpgpusimImport& r, const std::string& prefix) {
+  return std::any_of(r.not_modeled.begin(), r.not_modeled.end(),
+                     [&](const std::string& n) { return n.rfind(prefix, 0) == 0; });
+}
+
+TEST(ConfigImport, MapsModeledOptions) {
+  GpgpusimImport r = import_gpgpusim_config(kVoltaLike, "volta");
+  const GpuConfig& g = r.config.values();
+  EXPECT_EQ(g.gpu.name, "volta");
+  EXPECT_EQ(g.gpu.num_sms, 80u);
+  EXPECT_EQ(g.gpu.num_partitions, 24u);
+  EXPECT_DOUBLE_EQ(g.clock.core_mhz, 1200.0);
+  EXPECT_DOUBLE_EQ(g.clock.dram_mhz, 850.0);
+  EXPECT_EQ(g.sm.registers, 65536u);
+  EXPECT_EQ(g.sm.max_threads, 2048u);
+  EXPECT_EQ(g.sm.warp_slots, 64u);
+  EXPECT_EQ(g.sm.tb_slots, 32u);
+  EXPECT_EQ(g.sm.shared_mem_bytes, 98304u);
+  EXPECT_EQ(g.sm.sub_cores, 4u);
+  EXPECT_EQ(g.sm.warp_scheduler, "gto");
+  EXPECT_EQ(g.sm.latency.int_alu, 4u);
+  EXPECT_EQ(g.sm.latency.sfu, 21u);
+  EXPECT_EQ(g.l1d.size_kb, 32u);  // 4 sets * 128 B * 64 ways
+  EXPECT_EQ(g.l1d.ways, 64u);
+  EXPECT_EQ(g.l1d.hit_latency, 20u);
+  EXPECT_EQ(g.l1d.mshrs, 256u);
+  EXPECT_EQ(g.l1d.mshr_merge, 32u);
+  EXPECT_EQ(g.l1d.write_policy, mem::WritePolicy::WriteThrough);
+  EXPECT_TRUE(g.l1d.write_allocate);  // 'L' (lazy fetch-on-read) allocates
+  EXPECT_EQ(g.l2.size_kb, 32u * 128 * 24 * 24 * 2 / 1024);  // per sub-partition x 48 sub-partitions
+  EXPECT_EQ(g.l2.write_policy, mem::WritePolicy::WriteBack);
+  EXPECT_EQ(g.l2.hit_latency, 160u);
+  EXPECT_EQ(g.dram.banks, 16u);
+  EXPECT_EQ(g.dram.tRCD, 12u);
+  EXPECT_EQ(g.dram.tCL, 12u);
+  EXPECT_EQ(g.dram.tWL, 2u);
+  EXPECT_EQ(g.dram.tWR, 10u);
+  EXPECT_EQ(g.dram.bus_bytes, 16u);
+  EXPECT_EQ(g.dram.data_rate, 2u);
+  EXPECT_EQ(g.dram.queue_size, 64u);
+}
+
+TEST(ConfigImport, ReportsEveryOptionItDoesNotModel) {
+  GpgpusimImport r = import_gpgpusim_config(kVoltaLike, "volta");
+  EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_ptx_instruction_classification 0"));
+  EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_mem_addr_mapping dramid@8;"));
+  EXPECT_TRUE(has_note(r, "not modeled: -ptx_opcode_latency_int 4,13,4,5,145,21 (only the first"));
+  EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_cache:dl2 S:32:128:24,L:B:m:L:P,A:192:4,32:0,32 ("));
+  EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_dram_timing_opt"));
+  for (const auto& n : r.not_modeled) {
+    EXPECT_EQ(n.find("-gpgpu_n_clusters"), std::string::npos) << n;
+    EXPECT_EQ(n.find("-gpgpu_shader_registers"), std::string::npos) << n;
+  }
+  auto timing = std::find_if(r.not_modeled.begin(), r.not_modeled.end(),
+                             [](const std::string& n) { return n.find("-gpgpu_dram_timing_opt") != std::string::npos; });
+  ASSERT_NE(timing, r.not_modeled.end());
+  std::string detail = timing->substr(timing->find(" ("));
+  EXPECT_EQ(detail, " (CDLR=3, nbkgrp=4, CCDL=2, RTPL=3)") << "RC equals RAS+RP: modeled";
+}
+
+TEST(ConfigImport, OutputLoadsBack) {
+  GpgpusimImport r = import_gpgpusim_config(kVoltaLike, "volta");
+  Config again;
+  again.apply_text(r.config.dump(), "imported.toml");
+  EXPECT_NO_THROW(again.validate());
+  EXPECT_EQ(again.values().gpu.num_sms, 80u);
+}
+
+TEST(ConfigImport, InvalidModeledValuesAreReportedNotApplied) {
+  GpgpusimImport r = import_gpgpusim_config("-gpgpu_num_sched_per_core 99\n", "x");
+  EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_num_sched_per_core 99 ("));
+  EXPECT_EQ(r.config.values().sm.sub_cores, 4u);
+  EXPECT_THROW(import_gpgpusim_config("stray\n", "x"), LoadError);
+}
+
+}  // namespace
+}  // namespace gpumux
