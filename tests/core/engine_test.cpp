@@ -1,0 +1,193 @@
+#include "gpumux/core/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <vector>
+
+namespace gpumux {
+namespace {
+
+TEST(ClockDomain, MapsCyclesAndTicksExactly) {
+  ClockDomain core("core", 1126.0);
+  EXPECT_EQ(core.tick_of(0), 0u);
+  EXPECT_EQ(core.tick_of(1), 889u);              // 888.1 ps rounded up
+  EXPECT_EQ(core.tick_of(1126000), 1'000'000'000u);  // exactly 1 ms: no drift
+  ClockDomain dram("dram", 1750.0);
+  EXPECT_EQ(dram.tick_of(7), 4000u);
+  for (Cycle c : {Cycle(0), Cycle(1), Cycle(2), Cycle(563), Cycle(999'999), Cycle(123'456'789'012)}) {
+    SCOPED_TRACE(c);
+    Tick t = core.tick_of(c);
+    EXPECT_EQ(core.cycle_at_or_after(t), c);
+    EXPECT_EQ(core.cycle_at(t), c);
+    EXPECT_EQ(core.cycle_at(core.tick_of(c + 1) - 1), c);
+    EXPECT_EQ(core.cycle_at_or_after(t + 1), c + 1);
+  }
+  // Huge cycle counts stay exact (128-bit path).
+  ClockDomain slow("slow", 0.001);  // 1 kHz: 1e9 ps per cycle
+  EXPECT_EQ(slow.tick_of(18'000'000'000), 18'000'000'000'000'000'000u);
+}
+
+// A component whose behaviour per tick is a lambda; records the cycles it saw.
+class Fake : public Component {
+ public:
+  using Fn = std::function<Cycle(Cycle)>;
+  Fake(Engine& e, DomainId d, std::string name, Fn fn) : Component(e, d, std::move(name)), fn_(std::move(fn)) {}
+  Cycle tick(Cycle now) override {
+    seen.push_back(now);
+    return fn_(now);
+  }
+  std::string describe_wait() const override { return wait; }
+  std::vector<Cycle> seen;
+  std::string wait;
+
+ private:
+  Fn fn_;
+};
+
+TEST(Engine, BusyComponentTicksEveryCycleUntilItSleeps) {
+  Engine e;
+  DomainId core = e.add_domain("core", 1000.0);
+  Fake f(e, core, "f", [](Cycle c) { return c < 3 ? c + 1 : kNever; });
+  f.wake();
+  e.run();
+  EXPECT_EQ(f.seen, (std::vector<Cycle>{0, 1, 2, 3}));
+  EXPECT_EQ(e.now(), 3000u);
+  EXPECT_TRUE(e.idle());
+}
+
+TEST(Engine, SleepsUntilRequestedCycleAndJumpsOverIdleTime) {
+  Engine e;
+  DomainId core = e.add_domain("core", 1000.0);
+  Fake f(e, core, "f", [](Cycle c) { return c < 2'000'000 ? c + 1'000'000 : kNever; });
+  f.wake();
+  e.run();
+  EXPECT_EQ(f.seen, (std::vector<Cycle>{0, 1'000'000, 2'000'000}));
+  EXPECT_EQ(e.edges_processed(), 3u);
+  EXPECT_EQ(e.now(), 2'000'000'000u);
+}
+
+TEST(Engine, WakeTakesEffectAfterTheCurrentTickWhateverTheOrder) {
+  Engine e;
+  DomainId a = e.add_domain("a", 1000.0);
+  DomainId b = e.add_domain("b", 1000.0);
+  Fake* late = nullptr;
+  Fake* other_domain = nullptr;
+  Fake first(e, a, "first", [&](Cycle c) {
+    if (c == 2) {
+      late->wake();          // same domain, registered after
+      other_domain->wake();  // other domain, same tick edges
+    }
+    return c < 2 ? c + 1 : kNever;
+  });
+  Fake second(e, a, "second", [](Cycle) { return kNever; });
+  Fake third(e, b, "third", [](Cycle) { return kNever; });
+  late = &second;
+  other_domain = &third;
+  first.wake();
+  e.run();
+  EXPECT_EQ(first.seen, (std::vector<Cycle>{0, 1, 2}));
+  EXPECT_EQ(second.seen, (std::vector<Cycle>{3}));
+  EXPECT_EQ(third.seen, (std::vector<Cycle>{3}));
+}
+
+TEST(Engine, CrossDomainWakeLandsOnTheNextEdgeOfTheTarget) {
+  Engine e;
+  DomainId a = e.add_domain("a", 1000.0);  // edges every 1000 ps
+  DomainId b = e.add_domain("b", 1500.0);  // edges at 0, 667, 1334, 2000, 2667, 3334, ...
+  Fake consumer(e, b, "consumer", [](Cycle) { return kNever; });
+  Fake producer(e, a, "producer", [&](Cycle c) {
+    if (c == 3) consumer.wake();  // tick 3000
+    if (c == 5) consumer.wake_at(8000);
+    return c < 5 ? c + 1 : kNever;
+  });
+  producer.wake();
+  e.run();
+  EXPECT_EQ(consumer.seen, (std::vector<Cycle>{5, 12}));  // ticks 3334 and 8000
+  EXPECT_EQ(e.now(), 8000u);
+}
+
+TEST(Engine, EarlyWakeOverridesATimedSleepWithoutExtraTicks) {
+  Engine e;
+  DomainId core = e.add_domain("core", 1000.0);
+  Fake sleeper(e, core, "sleeper", [](Cycle c) { return c == 0 ? 100 : kNever; });
+  Fake waker(e, core, "waker", [&](Cycle c) {
+    if (c == 10) sleeper.wake();
+    return c < 10 ? c + 1 : kNever;
+  });
+  sleeper.wake();
+  waker.wake();
+  e.run();
+  EXPECT_EQ(sleeper.seen, (std::vector<Cycle>{0, 11}));  // not 100: the plan was replaced
+  EXPECT_EQ(e.now(), 11000u);
+}
+
+TEST(Engine, ComponentsOfOneEdgeRunInRegistrationOrder) {
+  Engine e;
+  DomainId core = e.add_domain("core", 700.0);
+  std::vector<std::string> order;
+  Fake x(e, core, "x", [&](Cycle c) {
+    order.push_back("x" + std::to_string(c));
+    return c < 1 ? c + 1 : kNever;
+  });
+  Fake y(e, core, "y", [&](Cycle c) {
+    order.push_back("y" + std::to_string(c));
+    return c < 1 ? c + 1 : kNever;
+  });
+  y.wake();
+  x.wake();
+  e.run();
+  EXPECT_EQ(order, (std::vector<std::string>{"x0", "y0", "x1", "y1"}));
+}
+
+TEST(Engine, RunUntilStopsAtTheLimit) {
+  Engine e;
+  DomainId core = e.add_domain("core", 1000.0);
+  Fake f(e, core, "f", [](Cycle c) { return c + 1; });
+  f.wake();
+  e.run_until(4500);
+  EXPECT_EQ(f.seen.back(), 4u);
+  EXPECT_EQ(e.now(), 4500u);
+  EXPECT_EQ(e.cycle(core), 4u);
+  e.run_until(6000);
+  EXPECT_EQ(f.seen.back(), 6u);
+}
+
+TEST(Engine, WatchdogReportsWhatComponentsWaitFor) {
+  Engine e;
+  DomainId core = e.add_domain("core", 1000.0);
+  e.set_watchdog(core, 50);
+  Fake spinner(e, core, "l2.slice0", [](Cycle c) { return c + 1; });
+  spinner.wait = "2 requests waiting for a DRAM queue slot";
+  Fake idle(e, core, "idle", [](Cycle) { return kNever; });
+  spinner.wake();
+  try {
+    e.run();
+    FAIL() << "the watchdog did not fire";
+  } catch (const WatchdogError& err) {
+    std::string what = err.what();
+    EXPECT_NE(what.find("l2.slice0 [core, next tick at cycle 52]: 2 requests waiting for a DRAM queue slot"),
+              std::string::npos)
+        << what;
+    EXPECT_EQ(what.find("idle"), std::string::npos) << what;
+  }
+  EXPECT_EQ(spinner.seen.back(), 51u);
+}
+
+TEST(Engine, WatchdogQuietWhileProgressIsNotedOrEverythingSleeps) {
+  Engine e;
+  DomainId core = e.add_domain("core", 1000.0);
+  e.set_watchdog(core, 50);
+  Fake worker(e, core, "worker", [&](Cycle c) {
+    if (c % 40 == 0) e.note_progress();
+    return c < 1000 ? c + 1 : kNever;
+  });
+  Fake napper(e, core, "napper", [](Cycle c) { return c < 1000 ? c + 500 : kNever; });
+  worker.wake();
+  napper.wake();
+  EXPECT_NO_THROW(e.run());
+  EXPECT_EQ(napper.seen, (std::vector<Cycle>{0, 500, 1000}));
+}
+
+}  // namespace
+}  // namespace gpumux
