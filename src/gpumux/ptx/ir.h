@@ -83,7 +83,7 @@ enum class MulMode : uint8_t { None, Lo, Hi, Wide };    // mul/mad .lo/.hi/.wide
 enum class AtomOp : uint8_t { None, Add, Min, Max, Inc, Dec, Cas, Exch, And, Or, Xor };
 enum class ShflMode : uint8_t { None, Up, Down, Bfly, Idx };
 enum class VoteMode : uint8_t { None, All, Any, Uni, Ballot };
-enum class BarKind : uint8_t { None, Sync, Arrive, Red };
+enum class BarKind : uint8_t { None, Sync, Arrive, Red, Warp };  // Warp: bar.warp.sync membermask
 enum class RedOp : uint8_t { None, Popc, And, Or };      // bar.red
 enum class ShiftDir : uint8_t { None, Left, Right };      // shf.l / shf.r
 enum class ShfMode : uint8_t { None, Clamp, Wrap };
@@ -164,6 +164,7 @@ struct Instruction {
   PrmtMode prmt = PrmtMode::None;
   bool aligned = false;      // barrier.sync.aligned / bar (bar.sync is aligned)
   bool sync = false;         // shfl.sync / vote.sync
+  bool shiftamt = false;     // bfind.shiftamt
   // guard predicate: @%p or @!%p
   uint16_t guard = kNoReg;
   bool guard_neg = false;

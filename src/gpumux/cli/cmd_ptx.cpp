@@ -1,0 +1,26 @@
+// gpumux ptx check FILE...: what each PTX file contains and whether gpumux can run it.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpumux/cli/commands.h"
+#include "gpumux/ptx/check.h"
+
+namespace gpumux::cli {
+
+void add_ptx_commands(CLI::App& app) {
+  CLI::App* ptx = app.add_subcommand("ptx", "Inspect PTX files");
+  ptx->require_subcommand(1);
+  CLI::App* check = ptx->add_subcommand(
+      "check", "List kernels, parameters, estimated resources and unsupported constructs");
+  auto files = std::make_shared<std::vector<std::string>>();
+  check->add_option("files", *files, "PTX files")->required()->check(CLI::ExistingFile);
+  check->callback([files] {
+    bool ok = true;
+    for (const std::string& f : *files) ok &= ptx::check_ptx_file(f, std::cout);
+    if (!ok) exit_code() = 1;
+  });
+}
+
+}  // namespace gpumux::cli
