@@ -1,0 +1,7 @@
+// Deliberately unsupported: device-side heap allocation.
+extern "C" __global__ void heap_user(int** slots, int n) {
+  int* p = (int*)malloc(n * sizeof(int));
+  for (int i = 0; i < n; ++i) p[i] = i;
+  slots[blockIdx.x * blockDim.x + threadIdx.x] = p;
+  if (n < 0) free(p);
+}
