@@ -121,7 +121,7 @@ struct FloatToFloat {
       : round(integer_rounding(in.rnd)), mode(float_rounding(in.rnd)), ftz(in.ftz), sat(in.sat) {}
   uint64_t operator()(uint64_t raw) const {
     S x = from_bits<S>(raw);
-    if (is_nan(x)) return to_bits(from_raw<D>(FloatBits<D>::kCanonicalNaN));
+    if (is_nan(x)) return to_bits(sat ? float_value<D>(0) : from_raw<D>(FloatBits<D>::kCanonicalNaN));
     if constexpr (std::is_same_v<S, float>)
       if (ftz) x = flush_subnormal(x);
     const double v = round ? round(widen(x)) : widen(x);
