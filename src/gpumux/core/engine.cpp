@@ -141,7 +141,7 @@ void Engine::run() {
 
 void Engine::run_until(Tick limit) {
   for (Domain* d = next_domain(); d && d->next_tick <= limit; d = next_domain()) step();
-  if (limit > now_) {
+  if (limit >= now_) {  // tick `limit` is simulated: later wakes land after it
     now_ = limit;
     horizon_ = limit + 1;
   }

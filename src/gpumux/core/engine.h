@@ -86,7 +86,8 @@ class Engine {
 
   // Processes edges until no component is awake or stop() is called.
   void run();
-  // Processes every edge with tick <= `limit`; now() is then `limit`.
+  // Processes every edge with tick <= `limit`; now() is then `limit`, and
+  // wakes from outside take effect after it.
   void run_until(Tick limit);
   // Processes the next edge; false if no component is awake.
   bool step();

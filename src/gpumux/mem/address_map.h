@@ -1,0 +1,50 @@
+// Mapping of addresses to memory partitions and, inside a partition, to DRAM
+// banks and rows.
+//
+// The address space is cut into interleave_bytes chunks; each run of
+// num_partitions consecutive chunks gives one chunk to every partition (a
+// bijection), in an order rotated by an XOR fold of the higher address bits
+// when hash = "xor" so that power-of-two strides spread over partitions. A
+// partition's chunks, concatenated, form its local address space, which the
+// L2 slice indexes and the DRAM channel lays out as columns, then banks,
+// then rows (banks XOR-ed with the low row bits when hashing).
+#pragma once
+
+#include <cstdint>
+
+#include "gpumux/mem/address_map_params.h"
+#include "gpumux/mem/dram_params.h"
+
+namespace gpumux::mem {
+
+struct DramLocation {
+  uint32_t bank = 0;
+  uint64_t row = 0;
+};
+
+class AddressMap {
+ public:
+  AddressMap(const AddressMapParams& p, uint32_t partitions, const DramParams& dram);
+
+  uint32_t partitions() const { return partitions_; }
+  uint32_t partition(uint64_t addr) const {
+    uint64_t chunk = addr / interleave_;
+    return uint32_t((chunk % partitions_ + rotation(chunk / partitions_)) % partitions_);
+  }
+  // Address inside the partition's own (dense) address space.
+  uint64_t local_addr(uint64_t addr) const {
+    return (addr / interleave_) / partitions_ * interleave_ + addr % interleave_;
+  }
+  DramLocation dram_location(uint64_t addr) const;
+
+ private:
+  uint64_t rotation(uint64_t group) const;
+
+  uint64_t interleave_;
+  uint32_t partitions_;
+  bool hash_;
+  uint64_t row_bytes_;
+  uint32_t banks_;
+};
+
+}  // namespace gpumux::mem

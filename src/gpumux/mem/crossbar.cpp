@@ -1,0 +1,85 @@
+#include "gpumux/mem/crossbar.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace gpumux::mem {
+
+void CrossbarStats::register_in(StatRegistry& reg, const std::string& prefix) {
+  reg.add(prefix + ".packets", packets, "packets carried");
+  reg.add(prefix + ".bytes", bytes, "bytes carried (headers included)");
+  reg.add(prefix + ".output_conflicts", output_conflicts, "cycles an input head waited for its output");
+}
+
+Crossbar::Crossbar(Engine& engine, DomainId domain, std::string name, const IcntParams& params, uint32_t inputs,
+                   uint32_t outputs, Direction direction)
+    : Component(engine, domain, std::move(name)), params_(params), direction_(direction), outputs_(outputs) {
+  inputs_.reserve(inputs);
+  for (uint32_t i = 0; i < inputs; ++i) inputs_.emplace_back(*this, params.input_queue);
+  for (Output& o : outputs_) o.queue = RingQueue<InFlight>(params.output_queue);
+}
+
+uint32_t Crossbar::packet_bytes(const MemRequest& r) const {
+  bool carries_data = direction_ == Direction::ToMemory
+                          ? r.op == MemOp::Write || r.op == MemOp::Writeback || r.op == MemOp::Atomic
+                          : r.op == MemOp::Read || r.op == MemOp::Atomic;
+  return params_.header_bytes + (carries_data ? r.data_bytes() : 0);
+}
+
+Cycle Crossbar::tick(Cycle now) {
+  // Deliver what has arrived, in order, as far as each sink accepts.
+  Cycle next_arrival = kNever;
+  for (Output& o : outputs_) {
+    while (!o.queue.empty() && o.queue.front().arrival <= now && o.sink->can_accept(o.queue.front().req)) {
+      o.sink->accept(o.queue.front().req);
+      o.queue.pop();
+      --buffered_;
+      engine().note_progress();
+    }
+    if (!o.queue.empty()) next_arrival = std::min(next_arrival, std::max(o.queue.front().arrival, now + 1));
+  }
+  // Arbitrate: each free input offers its head packet.
+  const uint32_t n = uint32_t(inputs_.size());
+  for (uint32_t k = 0; k < n && queued_; ++k) {
+    Input& in = inputs_[(next_input_ + k) % n];
+    if (in.queue.empty() || in.busy_until > now) continue;
+    const MemRequest& r = in.queue.front();
+    Output& out = outputs_[route(r)];
+    if (out.busy_until > now || out.queue.size() >= params_.output_queue) {
+      stats_.output_conflicts.add();
+      continue;
+    }
+    const uint32_t bytes = packet_bytes(r);
+    const Cycle flits = (bytes + params_.port_bytes - 1) / params_.port_bytes;
+    in.busy_until = out.busy_until = now + flits;
+    const Cycle arrival = now + flits - 1 + params_.latency;
+    out.queue.push(InFlight{arrival, r});
+    next_arrival = std::min(next_arrival, arrival);
+    stats_.packets[r.key].add();
+    stats_.bytes[r.key].add(bytes);
+    in.queue.pop();
+    --queued_;
+    ++buffered_;
+  }
+  next_input_ = (next_input_ + 1) % n;
+  if (queued_) return now + 1;
+  return next_arrival;
+}
+
+std::string Crossbar::describe_wait() const {
+  if (!queued_ && !buffered_) return "";
+  std::string blocked;
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (inputs_[i].queue.empty()) continue;
+    const MemRequest& r = inputs_[i].queue.front();
+    blocked += fmt::format(" in{}->out{}({} queued)", i, route(r), inputs_[i].queue.size());
+  }
+  std::string full;
+  for (size_t o = 0; o < outputs_.size(); ++o)
+    if (!outputs_[o].queue.empty()) full += fmt::format(" out{}:{}", o, outputs_[o].queue.size());
+  return fmt::format("{} packets queued [{} ], {} in flight or waiting for their sink [{} ]", queued_, blocked,
+                     buffered_, full);
+}
+
+}  // namespace gpumux::mem

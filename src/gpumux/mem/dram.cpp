@@ -1,0 +1,136 @@
+#include "gpumux/mem/dram.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace gpumux::mem {
+
+void DramStats::register_in(StatRegistry& reg, const std::string& prefix) {
+  reg.add(prefix + ".reads", reads, "read requests served");
+  reg.add(prefix + ".writes", writes, "write and writeback requests served");
+  reg.add(prefix + ".row_hits", row_hits, "requests finding their row open");
+  reg.add(prefix + ".row_misses", row_misses, "requests finding their bank closed");
+  reg.add(prefix + ".row_conflicts", row_conflicts, "requests finding another row open");
+  reg.add(prefix + ".activates", activates, "ACTIVATE commands");
+  reg.add(prefix + ".precharges", precharges, "PRECHARGE commands");
+  reg.add(prefix + ".data_cycles", data_cycles, "cycles the data bus carried data");
+}
+
+DramChannel::DramChannel(Engine& engine, DomainId domain, std::string name, const DramParams& params,
+                         const AddressMap& map)
+    : Component(engine, domain, std::move(name)),
+      params_(params),
+      map_(map),
+      banks_(params.banks),
+      bank_has_hit_(params.banks),
+      done_(params.queue_size) {
+  queue_.reserve(params.queue_size);
+}
+
+uint32_t DramChannel::columns_for(SectorMask sectors) const {
+  const uint32_t atom = params_.atom_bytes();
+  if (atom <= kSectorBytes) return uint32_t(std::popcount(unsigned(sectors))) * (kSectorBytes / atom);
+  const uint32_t per_atom = atom / kSectorBytes;
+  const unsigned group = (1u << per_atom) - 1;
+  uint32_t n = 0;
+  for (uint32_t s = 0; s < kSectorsPerLine; s += per_atom) n += ((sectors >> s) & group) != 0;
+  return n;
+}
+
+void DramChannel::accept(const MemRequest& r) {
+  DramLocation loc = map_.dram_location(r.addr);
+  queue_.push_back(Entry{r, loc.bank, loc.row, columns_for(r.sectors), RowOutcome::Unknown});
+  (r.op == MemOp::Read ? stats_.reads : stats_.writes)[r.key].add();
+  wake();
+}
+
+void DramChannel::classify(Entry& e, RowOutcome o) {
+  if (e.outcome != RowOutcome::Unknown) return;
+  e.outcome = o;
+  (o == RowOutcome::Hit ? stats_.row_hits : o == RowOutcome::Miss ? stats_.row_misses : stats_.row_conflicts)[e.req.key]
+      .add();
+}
+
+bool DramChannel::issue_column(Cycle now) {
+  if (col_any_ok_ > now) return false;
+  const Cycle burst = params_.burst_cycles();
+  for (size_t i = 0; i < queue_.size(); ++i) {
+    Entry& e = queue_[i];
+    Bank& b = banks_[e.bank];
+    if (!b.open || b.row != e.row || b.col_ok > now) continue;
+    const bool write = e.req.op != MemOp::Read;
+    const Cycle start = now + (write ? params_.tWL : params_.tCL);
+    if (start < bus_free_) continue;
+    classify(e, RowOutcome::Hit);
+    bus_free_ = start + burst;
+    col_any_ok_ = now + params_.tCCD;
+    if (write) b.pre_ok = std::max(b.pre_ok, start + burst + params_.tWR);
+    stats_.data_cycles.add(burst);
+    if (--e.columns_left == 0) {
+      done_.push({start + burst, e.req});
+      queue_.erase(queue_.begin() + std::ptrdiff_t(i));
+    }
+    return true;
+  }
+  return false;
+}
+
+void DramChannel::issue_row(Cycle now) {
+  std::fill(bank_has_hit_.begin(), bank_has_hit_.end(), 0);
+  for (const Entry& e : queue_)
+    if (banks_[e.bank].open && banks_[e.bank].row == e.row) bank_has_hit_[e.bank] = 1;
+  for (Entry& e : queue_) {
+    Bank& b = banks_[e.bank];
+    if (b.open && b.row == e.row) continue;  // waits for a column slot
+    if (b.open) {
+      if (bank_has_hit_[e.bank] || b.pre_ok > now) continue;
+      b.open = false;
+      b.act_ok = std::max(b.act_ok, now + params_.tRP);
+      classify(e, RowOutcome::Conflict);
+      stats_.precharges.add();
+      return;
+    }
+    if (b.act_ok > now || act_any_ok_ > now) continue;
+    b.open = true;
+    b.row = e.row;
+    b.col_ok = now + params_.tRCD;
+    b.pre_ok = now + params_.tRAS;
+    act_any_ok_ = now + params_.tRRD;
+    classify(e, RowOutcome::Miss);
+    stats_.activates.add();
+    return;
+  }
+}
+
+Cycle DramChannel::tick(Cycle now) {
+  while (!done_.empty() && done_.front().first <= now) {
+    const MemRequest& r = done_.front().second;
+    if (r.op != MemOp::Writeback) {
+      if (!above_->can_accept(r)) break;
+      above_->accept(r);
+    }
+    done_.pop();
+    engine().note_progress();
+  }
+  if (!queue_.empty()) {
+    issue_column(now);
+    issue_row(now);
+  }
+  if (!queue_.empty()) return now + 1;
+  return done_.empty() ? kNever : std::max(now + 1, done_.front().first);
+}
+
+std::string DramChannel::describe_wait() const {
+  if (queue_.empty() && done_.empty()) return "";
+  std::string head;
+  if (!queue_.empty()) {
+    const Entry& e = queue_.front();
+    const Bank& b = banks_[e.bank];
+    head = fmt::format(" (oldest: line {:#x} bank {} row {}, bank {})", e.req.addr, e.bank, e.row,
+                       b.open ? fmt::format("open at row {}", b.row) : std::string("closed"));
+  }
+  return fmt::format("{} queued{}, {} completing", queue_.size(), head, done_.size());
+}
+
+}  // namespace gpumux::mem
