@@ -277,7 +277,8 @@ GpgpusimImport import_gpgpusim_config(std::string_view text, const std::string& 
         flush();
         opt = token;
       } else if (!opt.empty()) {
-        value += value.empty() ? std::string(token) : " " + std::string(token);
+        if (!value.empty()) value += ' ';
+        value += token;
       } else {
         throw LoadError(fmt::format("{}: value '{}' without an option", name, token));
       }
