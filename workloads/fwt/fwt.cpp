@@ -35,7 +35,7 @@ void transform_reference(std::vector<double>& v) {
 }
 
 CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int log2n = host::by_size(size, 15, 22, 24);
+  const int log2n = host::by_size(size, 13, 22, 24);
   const int n = 1 << log2n;
   Rng rng(seed);
   std::vector<float> data = host::random_floats(rng, n, -1.f, 1.f);
@@ -90,7 +90,7 @@ const WorkloadSpec& fwt_workload() {
       "shared-memory chunk stages, modulation kernel",
       "memory",
       embedded::fwt_ptx,
-      {"n=2^15, 3 transforms", "n=2^22, 3 transforms", "n=2^24, 3 transforms"},
+      {"n=2^13, 3 transforms", "n=2^22, 3 transforms", "n=2^24, 3 transforms"},
       run};
   return spec;
 }
