@@ -62,6 +62,20 @@ TEST(ComputeFloat, FmaIsFusedAndMadToo) {
   EXPECT_EQ(eval(Inst(Opcode::Fma, Type::F64).rnd(Rounding::Rn),
                  {f64(1.0 + 0x1p-30), f64(1.0 + 0x1p-30), f64(-(1.0 + 0x1p-29))}),
             f64(0x1p-60));
+  // Special values through the round-to-nearest path.
+  auto fma = [](float a, float b, float c) {
+    return eval(Inst(Opcode::Fma, Type::F32).rnd(Rounding::Rn), {f32(a), f32(b), f32(c)});
+  };
+  EXPECT_EQ(fma(0.0f, 1.0f, -0.0f), 0u);
+  EXPECT_EQ(fma(-0.0f, 1.0f, -0.0f), 0x80000000u);
+  EXPECT_EQ(fma(-1.0f, 1.0f, 1.0f), 0u);
+  EXPECT_EQ(fma(INFINITY, 0.0f, 1.0f), 0x7fffffffu);
+  EXPECT_EQ(fma(INFINITY, 1.0f, 1.0f), f32(INFINITY));
+  EXPECT_EQ(fma(3.4028235e38f, 2.0f, -3.4028235e38f), f32(3.4028235e38f));  // no intermediate overflow
+  EXPECT_EQ(fma(3.4028235e38f, 2.0f, 0.0f), f32(INFINITY));
+  EXPECT_EQ(fma(0x1p-100f, 0x1p-40f, 0x1p-149f), 0x00000201u);  // subnormal result
+  EXPECT_EQ(fma(0x1p-75f, 0x1p-75f, 0.0f), 0u);                 // 2^-150: tie to even zero
+  EXPECT_EQ(fma(0x1.8p-75f, 0x1p-75f, 0.0f), 1u);               // 1.5 * 2^-150 rounds up
   // Directed rounding of an inexact fma: 1 * 1 + 2^-30.
   EXPECT_EQ(eval(Inst(Opcode::Fma, Type::F32).rnd(Rounding::Rp), {kOne, kOne, f32(0x1p-30f)}), 0x3f800001u);
   EXPECT_EQ(eval(Inst(Opcode::Fma, Type::F32).rnd(Rounding::Rz), {kOne, kOne, f32(0x1p-30f)}), 0x3f800000u);

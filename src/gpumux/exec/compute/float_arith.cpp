@@ -58,10 +58,16 @@ struct FMul : Arith {
   template <class V> static constexpr bool kFor = kAnyFloat<V>;
   template <class T> static T fn(T a, T b) { return a * b; }
 };
+// fused() assumes round-to-nearest; under a directed mode the host fma rounds.
+template <bool Directed>
 struct FFma : Arith {
   static constexpr unsigned kArity = 3;
-  template <class V> static constexpr bool kFor = kAnyFloat<V>;
-  template <class T> static T fn(T a, T b, T c) { return fused(a, b, c); }
+  template <class V> static constexpr bool kFor = Directed ? kNative<V> : kAnyFloat<V>;
+  template <class T>
+  static T fn(T a, T b, T c) {
+    if constexpr (Directed) return std::fma(a, b, c);
+    else return fused(a, b, c);
+  }
 };
 struct FDiv : Arith {
   static constexpr unsigned kArity = 2;
@@ -169,8 +175,9 @@ struct FCopysign : Bitwise {
 };
 
 // The element pipeline: flush inputs (.ftz), compute, canonicalise NaN,
-// flush the result (.ftz), saturate (.sat).
-template <class V, class Fn>
+// flush the result (.ftz), saturate (.sat). Without .ftz/.sat (Modified
+// false) the loop is branch-free and vectorises.
+template <class V, class Fn, bool Modified>
 struct FloatOp {
   static constexpr unsigned kArity = Fn::kArity;
   bool ftz, sat;
@@ -182,16 +189,25 @@ struct FloatOp {
   }
   template <class T>
   T input(T x) const {
-    return ftz ? flush_subnormal(x) : x;
+    return Modified && ftz ? flush_subnormal(x) : x;
   }
   template <class T>
   T finish(T r) const {
     if constexpr (!Fn::kBitwise) r = canonicalize(r);
-    if (ftz) r = flush_subnormal(r);
-    if (sat) r = saturate(r);
+    if constexpr (Modified) {
+      if (ftz) r = flush_subnormal(r);
+      if (sat) r = saturate(r);
+    }
     return r;
   }
 };
+
+template <class V, class Fn, bool Modified>
+ptx::ExecHandler float_handler(bool directed) {
+  if constexpr (kNative<V>)
+    if (directed) return &with_rounding<&lanewise<FloatOp<V, Fn, Modified>>>;
+  return &lanewise<FloatOp<V, Fn, Modified>>;
+}
 
 // The handler of Fn for the instruction's type, under the instruction's
 // directed rounding mode when `rounded` (IEEE operations).
@@ -201,9 +217,8 @@ ptx::ExecHandler pick(const ptx::Instruction& in, std::string& why, bool rounded
   return visit_float(in.type, [&](auto tag) -> ptx::ExecHandler {
     using V = typename decltype(tag)::type;
     if constexpr (Fn::template kFor<V>) {
-      if (!directed) return &lanewise<FloatOp<V, Fn>>;
-      if constexpr (kNative<V>) return &with_rounding<&lanewise<FloatOp<V, Fn>>>;
-      return reject(in, why, "16-bit formats support only .rn");
+      if (directed && !kNative<V>) return reject(in, why, "16-bit formats support only .rn");
+      return in.ftz || in.sat ? float_handler<V, Fn, true>(directed) : float_handler<V, Fn, false>(directed);
     } else {
       return reject(in, why);
     }
@@ -295,7 +310,7 @@ ptx::ExecHandler bind_float_arith(const ptx::Instruction& in, std::string& why) 
     case Opcode::Fma:
     case Opcode::Mad:
       if (in.op == Opcode::Mad && in.type != Type::F32 && in.type != Type::F64) return reject(in, why);
-      return pick<FFma>(in, why, true);
+      return is_directed(in.rnd) ? pick<FFma<true>>(in, why, true) : pick<FFma<false>>(in, why, true);
     case Opcode::Div:
       if (in.approx) return pick<FDivApprox>(in, why, false);
       return pick<FDiv>(in, why, !in.full);  // div.full.f32: IEEE .rn (within its 2 ulp bound)

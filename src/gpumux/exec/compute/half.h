@@ -149,7 +149,11 @@ template <int E, int M>
 inline SmallFloat<E, M> fused(SmallFloat<E, M> a, SmallFloat<E, M> b, SmallFloat<E, M> c) {
   return from_double<SmallFloat<E, M>>(sum_to_odd(to_double(a) * to_double(b), to_double(c)));
 }
-inline float fused(float a, float b, float c) { return std::fma(a, b, c); }
+// Round-to-nearest float fma without a libm call: the double product is exact
+// and the sum is rounded to odd, so the final rounding to float is correct.
+inline float fused(float a, float b, float c) {
+  return float(sum_to_odd(double(a) * double(b), double(c)));
+}
 inline double fused(double a, double b, double c) { return std::fma(a, b, c); }
 
 template <int E, int M>
