@@ -61,6 +61,7 @@ std::vector<uint32_t> post_dominators(const std::vector<BasicBlock>& blocks) {
       if (b == exit) continue;
       uint32_t best = kUndefined;
       for (uint32_t s : blocks[b].succs) {
+        if (po[s] == kUndefined) s = exit;  // an endless loop: as if it led to the exit
         if (ipdom[s] == kUndefined) continue;
         best = best == kUndefined ? s : intersect(s, best);
       }
@@ -70,7 +71,7 @@ std::vector<uint32_t> post_dominators(const std::vector<BasicBlock>& blocks) {
       }
     }
   }
-  // Blocks that cannot reach an exit (endless loops) reconverge nowhere.
+  // Blocks that cannot reach an exit (endless loops) reconverge at the exit.
   for (uint32_t& d : ipdom)
     if (d == kUndefined) d = exit;
   ipdom.pop_back();

@@ -724,6 +724,8 @@ class Parser {
         vec = t.text == ".v2" ? 2 : 4;
       } else if (t.text == ".attribute") {
         unsupported("variable attribute (managed memory)");
+      } else if (t.text == ".texref" || t.text == ".samplerref" || t.text == ".surfref") {
+        unsupported(fmt::format("{} declaration (texture)", t.text));
       } else if (auto ty = type_from_name(t.text.substr(1))) {
         take();
         if (type != Type::None) fail(t, "variable declaration with two types");
