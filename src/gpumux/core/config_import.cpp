@@ -47,6 +47,7 @@ constexpr DirectOption kDirectOptions[] = {
     {"-gpgpu_dram_burst_length", "dram.burst_length"},
     {"-gpgpu_dram_buswidth", "dram.bus_bytes"},
     {"-dram_data_command_freq_ratio", "dram.data_rate"},
+    {"-dram_latency", "dram.controller_latency"},
 };
 
 // Functional-unit latency lists "ADD,MAX,MUL,MAD,DIV[,...]": gpumux keeps one latency per unit.

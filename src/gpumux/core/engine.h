@@ -83,6 +83,9 @@ class Engine {
   Tick now() const { return now_; }
   // The cycle of domain `d` in progress at now().
   Cycle cycle(DomainId d) const { return domains_[d].clock.cycle_at(now_); }
+  // The cycle of domain `d` at which a component woken now is ticked: when
+  // input handed over now is first seen.
+  Cycle wake_cycle(DomainId d) const { return first_cycle_from(domains_[d], horizon_); }
 
   // Processes edges until no component is awake or stop() is called.
   void run();

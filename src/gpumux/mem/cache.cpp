@@ -33,7 +33,8 @@ Cache::Cache(Engine& engine, DomainId domain, std::string name, const CacheParam
       lines_(size_t(sets_) * params.ways),
       mshrs_(params.mshrs),
       waiters_(size_t(params.mshrs) * params.mshr_merge),
-      input_(params.input_queue),
+      input_capacity_(params.input_queue + params.hit_latency * params.ports),
+      input_(input_capacity_),
       fills_(params.mshrs),
       writebacks_(kWritebackBuffer) {
   if (sets_ == 0 || uint64_t(sets_) * kLineBytes * params.ways != size_bytes)
@@ -124,6 +125,11 @@ Cycle Cache::tick(Cycle now) {
     fill(fills_.front(), now);
     fills_.pop();
   }
+  stall_ = Stall::None;
+  for (uint32_t i = 0; i < params_.ports && !input_.empty() && input_.front().lookup <= now; ++i) {
+    if (!lookup(input_.front().req, now)) break;
+    input_.pop();
+  }
   for (uint32_t i = 0; i < params_.ports && !responses_.empty() && responses_.top().ready <= now; ++i) {
     if (!above_->can_accept(responses_.top().req)) break;
     above_->accept(responses_.top().req);
@@ -134,14 +140,11 @@ Cycle Cache::tick(Cycle now) {
     below_->accept(writebacks_.front());
     writebacks_.pop();
   }
-  stall_ = Stall::None;
-  for (uint32_t i = 0; i < params_.ports && !input_.empty(); ++i) {
-    if (!lookup(input_.front(), now)) break;
-    input_.pop();
-  }
-  if (!input_.empty() || !fills_.empty() || !writebacks_.empty()) return now + 1;
-  if (!responses_.empty()) return std::max(now + 1, responses_.top().ready);
-  return kNever;  // outstanding misses wake us through the fill port
+  // Outstanding misses need no ticks: their fills wake the cache.
+  Cycle next = !fills_.empty() || !writebacks_.empty() ? now + 1 : kNever;
+  if (!input_.empty()) next = std::min(next, std::max(now + 1, input_.front().lookup));
+  if (!responses_.empty()) next = std::min(next, std::max(now + 1, responses_.top().ready));
+  return next;
 }
 
 bool Cache::lookup(const MemRequest& r, Cycle now) {
@@ -167,7 +170,7 @@ bool Cache::read(const MemRequest& r, Line* line, Cycle now) {
       stats_.atomics[r.key].add();
       if (params_.write_policy == WritePolicy::WriteBack) line->dirty |= r.sectors;
     }
-    respond(r, now + params_.hit_latency + extra);
+    respond(r, now + extra);
     return true;
   }
   const SectorMask missing = line ? SectorMask(r.sectors & ~line->valid) : r.sectors;
@@ -235,7 +238,7 @@ bool Cache::write(const MemRequest& r, Line* line, Cycle now) {
   if (goes_below) {
     forward(r);
   } else {
-    respond(r, now + params_.hit_latency);
+    respond(r, now);
   }
   return true;
 }
@@ -287,7 +290,7 @@ std::string Cache::describe_wait() const {
                                            ", stalled: level below full", ", stalled: writeback buffer full"};
   std::string head;
   if (!input_.empty())
-    head = fmt::format(" (head: op {} line {:#x}{})", int(input_.front().op), input_.front().addr,
+    head = fmt::format(" (head: op {} line {:#x}{})", int(input_.front().req.op), input_.front().req.addr,
                        kStall[int(stall_)]);
   return fmt::format("{} queued{}, {}/{} MSHRs waiting for fills, {} fills, {} responses, {} writebacks",
                      input_.size(), head, mshrs_used, mshrs_.size(), fills_.size(), responses_.size(),

@@ -10,11 +10,13 @@
 // the cache has an atomic unit (the L2), else they go below untouched and
 // invalidate the local copy.
 //
-// Per cycle: up to `ports` fills from below, `ports` responses sent up, the
-// writeback buffer drained, and up to `ports` lookups in order from the input
-// queue (a stalled lookup blocks the ones behind it). A hit is answered
-// hit_latency cycles after its lookup; a miss in the cycle its fill is
-// processed (plus atomic_latency for atomics).
+// A request goes through an access pipeline of hit_latency cycles before its
+// tag lookup, so hits and misses both pay it. Per cycle: up to `ports` fills
+// from below, up to `ports` lookups in order from the pipeline's end (a
+// stalled lookup blocks the ones behind it), `ports` responses sent up, and
+// the writeback buffer drained. A hit is answered at its lookup, a miss when
+// its fill is processed (atomics: atomic_latency cycles later). A miss is
+// sent below at its lookup.
 #pragma once
 
 #include <cstdint>
@@ -56,9 +58,10 @@ class Cache : public Component, public MemSink {
   // Where the level below delivers fills and responses.
   MemSink& fill_port() { return fill_port_; }
 
-  bool can_accept(const MemRequest&) const override { return input_.size() < params_.input_queue; }
+  // The pipeline holds hit_latency * ports requests besides the input queue.
+  bool can_accept(const MemRequest&) const override { return input_.size() < input_capacity_; }
   void accept(const MemRequest& r) override {
-    input_.push(r);
+    input_.push(Arrival{engine().wake_cycle(domain()) + params_.hit_latency, r});
     wake();
   }
 
@@ -88,6 +91,10 @@ class Cache : public Component, public MemSink {
     uint32_t line = 0;       // index in lines_
     SectorMask pending = 0;  // sectors requested from below, not yet filled
     uint32_t waiters = 0;    // requests in waiters_[index * mshr_merge ...]
+  };
+  struct Arrival {
+    Cycle lookup;  // first cycle its tag lookup may happen
+    MemRequest req;
   };
   struct Response {
     Cycle ready;
@@ -142,7 +149,8 @@ class Cache : public Component, public MemSink {
   std::vector<Mshr> mshrs_;
   std::vector<uint32_t> free_mshrs_;
   std::vector<MemRequest> waiters_;  // mshrs x mshr_merge
-  RingQueue<MemRequest> input_;
+  uint32_t input_capacity_;
+  RingQueue<Arrival> input_;
   RingQueue<MemRequest> fills_;
   RingQueue<MemRequest> writebacks_;
   std::priority_queue<Response, std::vector<Response>, std::greater<>> responses_;

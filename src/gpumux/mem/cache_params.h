@@ -14,9 +14,9 @@ enum class WritePolicy { WriteBack, WriteThrough };
 struct CacheParams {
   uint32_t size_kb = 48;           // capacity
   uint32_t ways = 6;               // associativity
-  uint32_t hit_latency = 28;       // cycles from lookup to response
+  uint32_t hit_latency = 28;       // cycles from arrival to lookup
   uint32_t ports = 1;              // lookups per cycle
-  uint32_t input_queue = 8;        // requests waiting for a lookup
+  uint32_t input_queue = 8;        // requests waiting for a lookup, beyond the pipeline
   uint32_t mshrs = 32;             // outstanding missed lines
   uint32_t mshr_merge = 8;         // requests waiting on one MSHR
   WritePolicy write_policy = WritePolicy::WriteThrough;
@@ -28,9 +28,11 @@ struct CacheParams {
     d.param("size_kb", &CacheParams::size_kb, "KiB", "capacity (for the L2: of the whole GPU, split evenly over partitions)")
         .range(1, 1 << 20);
     d.param("ways", &CacheParams::ways, "", "associativity (LRU replacement)").range(1, 64);
-    d.param("hit_latency", &CacheParams::hit_latency, "cycles", "from tag lookup to response on a hit").range(1, 10000);
+    d.param("hit_latency", &CacheParams::hit_latency, "cycles",
+            "access pipeline from arrival to tag lookup: a hit responds then, a miss goes below then")
+        .range(1, 10000);
     d.param("ports", &CacheParams::ports, "requests/cycle", "tag lookups per cycle (bandwidth)").range(1, 64);
-    d.param("input_queue", &CacheParams::input_queue, "requests", "requests waiting for a tag lookup").range(1, 4096);
+    d.param("input_queue", &CacheParams::input_queue, "requests", "requests waiting for a tag lookup besides the hit_latency * ports in the pipeline").range(1, 4096);
     d.param("mshrs", &CacheParams::mshrs, "entries", "outstanding missed lines; a miss stalls when all are used")
         .range(1, 4096);
     d.param("mshr_merge", &CacheParams::mshr_merge, "requests", "requests merged into one MSHR entry").range(1, 256);

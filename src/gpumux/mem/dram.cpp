@@ -68,7 +68,7 @@ bool DramChannel::issue_column(Cycle now) {
     if (write) b.pre_ok = std::max(b.pre_ok, start + burst + params_.tWR);
     stats_.data_cycles.add(burst);
     if (--e.columns_left == 0) {
-      done_.push({start + burst, e.req});
+      done_.push({start + burst + params_.controller_latency, e.req});
       queue_.erase(queue_.begin() + std::ptrdiff_t(i));
     }
     return true;

@@ -12,8 +12,9 @@
 //  - row: for the oldest request whose row is not open: PRECHARGE (after tRAS
 //    and write recovery tWR, and only if no queued request hits the open
 //    row), or ACTIVATE (tRP after precharge, tRRD after any activate).
-// A read completes, and is returned above, when its last data beat is on the
-// bus; a write is acknowledged then; a writeback completes silently.
+// A read is returned above controller_latency cycles after its last data beat
+// is on the bus; a write is acknowledged likewise; a writeback completes
+// silently.
 // Not modeled: refresh, read/write bus turnaround, tFAW, power-down.
 #pragma once
 

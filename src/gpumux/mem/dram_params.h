@@ -15,12 +15,13 @@ struct DramParams {
   uint32_t data_rate = 4;      // transfers per command clock
   uint32_t burst_length = 4;   // transfers per column command
   uint32_t queue_size = 32;    // scheduler queue entries
+  uint32_t controller_latency = 100;  // cycles of controller and PHY pipeline per request
   uint32_t tRCD = 24;
   uint32_t tRP = 24;
   uint32_t tRAS = 56;
   uint32_t tCL = 24;
   uint32_t tWL = 8;
-  uint32_t tCCD = 2;
+  uint32_t tCCD = 1;
   uint32_t tRRD = 10;
   uint32_t tWR = 24;
 
@@ -37,6 +38,9 @@ struct DramParams {
         .range(1, 16);
     d.param("burst_length", &DramParams::burst_length, "transfers", "data transfers of one column command").range(1, 64);
     d.param("queue_size", &DramParams::queue_size, "requests", "FR-FCFS scheduler queue").range(1, 4096);
+    d.param("controller_latency", &DramParams::controller_latency, "cycles",
+            "controller and PHY pipeline added to every request's completion (no bandwidth cost)")
+        .range(0, 100000);
     d.param("tRCD", &DramParams::tRCD, "cycles", "activate to column command").range(1, 1000);
     d.param("tRP", &DramParams::tRP, "cycles", "precharge to activate").range(1, 1000);
     d.param("tRAS", &DramParams::tRAS, "cycles", "activate to precharge").range(1, 1000);
