@@ -7,8 +7,7 @@
 #include "gpumux/core/error.h"
 #include "gpumux/exec/address_space.h"
 #include "gpumux/exec/bind_tables.h"
-#include "gpumux/ptx/cfg.h"
-#include "gpumux/ptx/parser.h"
+#include "gpumux/ptx/check.h"
 
 namespace gpumux::exec {
 
@@ -44,9 +43,7 @@ void bind(ptx::Module& m) {
 }
 
 LoadedModule::LoadedModule(std::string_view text, const std::string& name, AddressSpace& mem)
-    : ir_(std::make_unique<ptx::Module>(ptx::parse_ptx(text, name))) {
-  ptx::require_supported(*ir_);
-  ptx::analyze_module(*ir_);
+    : ir_(std::make_unique<ptx::Module>(ptx::load_ptx(text, name))) {
   bind(*ir_);
   layout_frames();
   layout_kernels();

@@ -74,13 +74,21 @@ uint8_t* resolve(StepContext& c, unsigned lane, uint64_t addr, uint32_t bytes, b
   }
 }
 
+// Width in bytes of register `r` of the current function.
+unsigned reg_width(const StepContext& c, uint16_t r) {
+  const Warp& w = *c.warp;
+  return ptx::type_size(w.tb().launch().module->function(w.function()).reg_types[r]);
+}
+
 // Per-instruction address operand decoding: symbol base resolved once.
 struct AddressOperand {
   const ptx::Operand& a;
   uint64_t sym_base = 0;
+  uint64_t wrap = ~uint64_t(0);  // 32-bit address registers wrap at 2^32
   bool kernel_param = false;
   AddressOperand(StepContext& c, const ptx::Operand& op) : a(op) {
     if (a.sym != ptx::kNoSym) sym_base = symbol_address(*c.warp, a);
+    if (a.reg != ptx::kNoReg && reg_width(c, a.reg) == 4) wrap = 0xffffffffu;
     // In the kernel's own frame, kernel parameters (by name or by an address
     // taken with mov) live in the launch's parameter buffer.
     kernel_param = c.warp->in_kernel_frame() &&
@@ -88,7 +96,7 @@ struct AddressOperand {
   }
   uint64_t lane(const StepContext& c, unsigned l) const {
     uint64_t base = a.reg != ptx::kNoReg ? c.regs[size_t(a.reg) * kWarpSize + l] : sym_base;
-    return base + a.imm;
+    return (base + a.imm) & wrap;
   }
 };
 
@@ -101,12 +109,6 @@ void record(StepContext& c, Space space, unsigned lane, uint64_t addr, uint32_t 
   m.is_atomic = atomic;
   m.mask |= 1u << lane;
   m.addr[lane] = addr;
-}
-
-// Width in bytes of destination register `r` of the current function.
-unsigned reg_width(const StepContext& c, uint16_t r) {
-  const Warp& w = *c.warp;
-  return ptx::type_size(w.tb().launch().module->function(w.function()).reg_types[r]);
 }
 
 uint64_t extend(uint64_t v, unsigned from_bytes, unsigned to_bytes, bool is_signed) {
