@@ -11,9 +11,9 @@ namespace {
 constexpr int kBins = 1024, kLevelShift = 2;  // as in the kernel
 
 CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int width = host::by_size(size, 256, 2048, 4096);
-  const int height = host::by_size(size, 192, 1536, 4096);
-  const int iters = host::by_size(size, 2, 4, 8);
+  const int width = host::by_size(size, 256, 4096, 8192);
+  const int height = host::by_size(size, 192, 3072, 8192);
+  const int iters = host::by_size(size, 2, 8, 8);
   const int n = width * height;
   Rng rng(seed);
   // A synthetic 12-bit image: a few bright blobs (hot bins, heavy atomic
@@ -65,7 +65,7 @@ const WorkloadSpec& histo_workload() {
       "1024-bin histogram: per-block shared-memory atomics, global atomic merge, saturation kernel",
       "memory",
       embedded::histo_ptx,
-      {"256x192 image, 2 passes", "2048x1536 image, 4 passes", "4096x4096 image, 8 passes"},
+      {"256x192 image, 2 passes", "4096x3072 image, 8 passes", "8192x8192 image, 8 passes"},
       run};
   return spec;
 }
