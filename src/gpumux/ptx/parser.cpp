@@ -19,7 +19,7 @@ namespace {
 constexpr unsigned kMaxNesting = 64;             // nested { } blocks and initializer braces
 constexpr uint64_t kMaxVariableBytes = uint64_t(1) << 40;
 constexpr uint64_t kMaxRegRange = uint64_t(1) << 30;
-constexpr uint32_t kMaxFileIndex = 1u << 20;
+constexpr uint32_t kMaxFileIndex = 1u << 16;
 constexpr uint32_t kUnallocated = 0xffffffffu;
 
 // Thrown while parsing a statement that uses something gpumux does not model;

@@ -33,18 +33,20 @@
 //    has one type: both type and type2 hold it. mul/mad.wide: type is the
 //    source type (s32 of mul.wide.s32).
 //  * ld/ldu/st: ld d, [a] (ops[0] Reg or Vec of `vec` elements, ops[1] Addr);
-//    st [a], b. is_volatile is also set for .relaxed/.acquire/.release loads
+//    st [a], b. Without a state space (ld/st/atom/red/prefetch) space is
+//    Space::Generic. is_volatile is also set for .relaxed/.acquire/.release loads
 //    and stores (strong operations must not be served from a stale cache);
 //    cache hints (.ca/.cg/.cs/.lu/.cv/.wb/.wt/.L1::*/.L2::evict_*/.L2::NB) are ignored.
 //  * atom: d, [a], b{, c} (ops[3]: cas new value). red: [a], b. .sem/.scope
 //    qualifiers are ignored; atom.add.noftz.f16 has ftz false.
 //  * mov: ops[1] may be Reg, Pred, Imm, Special, Symbol (address of a variable
-//    in its own state space; Operand::imm holds a `sym+imm` offset), Func
+//    in its own state space, plus Operand::imm), Func
 //    (address of a function), or Vec (pack: mov.b64 %rd, {%r1,%r2}, low element
 //    first); ops[0] may be a Vec (unpack).
 //  * cvta: ops[1] Reg or Symbol; space is the non-generic side, cvta_to for
 //    cvta.to.<space>.
 //  * Addr operands: [reg], [reg+imm], [reg+-imm], [sym], [sym+imm], [imm].
+//    Symbol operands (mov/cvta sources) keep a `sym+imm` offset in imm too.
 //  * setp: ops[0] Pred, pred_dst2 for "p|q", ops[3] the optional {!}c of
 //    setp.cmp.bop. shfl: d{|p}, a, b, c, membermask (pred in pred_dst2); the
 //    old non-.sync shfl has no membermask (sync false).
@@ -63,6 +65,9 @@
 //    reported unsupported.
 //  * Registers are numbered on first use, so num_regs counts registers that
 //    appear in instructions; a `{ }` scope's declarations are new registers.
+//    Labels are scoped the same way; in Function::labels a name already taken
+//    by another scope's label is stored as "name#<scope index>".
+//  * Function::is_extern: declared but not defined in this module.
 //  * .loc sets src_file/src_line of the following instructions to the .loc's
 //    own file and line (not the inlined_at site); line 0 means none.
 //  * Module variables: init holds the initializer bytes; an element naming a
