@@ -8,7 +8,7 @@ namespace {
 
 CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
   // Deliberately not a multiple of the block size so the bounds check matters.
-  const int n = host::by_size(size, 40000, 1 << 24, 1 << 25) + 77;
+  const int n = host::by_size(size, 80000, 1 << 24, 1 << 25) + 77;
   Rng rng(seed);
   std::vector<float> a = host::random_floats(rng, n, -1.f, 1.f);
   std::vector<float> b = host::random_floats(rng, n, -1.f, 1.f);
@@ -34,7 +34,7 @@ const WorkloadSpec& vecadd_workload() {
       "element-wise vector addition, one thread per element",
       "memory",
       embedded::vecadd_ptx,
-      {"n=40077", "n=16777293", "n=33554509"},
+      {"n=80077", "n=16777293", "n=33554509"},
       run};
   return spec;
 }
