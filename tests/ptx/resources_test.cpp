@@ -94,6 +94,22 @@ TEST(PtxResources, LocalMemoryFollowsTheDeepestCallChain) {
   EXPECT_GE(r.local_bytes, 8u);
 }
 
+TEST(PtxResources, LongCallChains) {
+  // f0 calls f1 calls ... f2999: walked without deep recursion.
+  std::string text = test::kHeader;
+  const int n = 3000;
+  for (int i = n - 1; i >= 0; --i) {
+    text += fmt::format(".func f{}()\n{{\n\t.local .align 4 .b8 d[4];\n", i);
+    if (i + 1 < n) text += fmt::format("\tcall.uni f{}, ();\n", i + 1);
+    text += "\tret;\n}\n";
+  }
+  text += ".entry k()\n{\n\tcall.uni f0, ();\n\tret;\n}\n";
+  Module m = analysed_module(text);
+  KernelResources r = estimate_resources(m, kernel(m));
+  EXPECT_EQ(r.local_bytes, 4u * n);
+  EXPECT_FALSE(r.recursion);
+}
+
 TEST(PtxResources, CalleeRegisterNeedsCount) {
   std::string text = std::string(test::kHeader) +
                      ".func heavy(.param .b64 p)\n{\n\t.reg .b64 %rd<16>;\n\t.reg .u64 %x<20>;\n"

@@ -46,7 +46,7 @@ std::optional<Space> space_from_name(std::string_view s) {
   if (s == "shared" || s == "shared::cta") return Space::Shared;
   if (s == "local") return Space::Local;
   if (s == "const") return Space::Const;
-  if (s == "param") return Space::Param;
+  if (s == "param" || s == "param::entry" || s == "param::func") return Space::Param;
   return std::nullopt;
 }
 

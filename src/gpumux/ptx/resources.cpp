@@ -192,25 +192,50 @@ class TotalsWalker {
  public:
   TotalsWalker(const Module& m, const CallGraph& cg) : m_(m), cg_(cg), state_(m.functions.size(), 0), totals_(m.functions.size()) {}
 
-  Totals visit(uint32_t f) {
-    if (state_[f] == 2) return totals_[f];
-    const Function& fn = m_.functions[f];
-    if (state_[f] == 1) {  // a cycle: count this activation once
-      recursion = true;
-      return Totals{own_units(f), fn.local_bytes};
+  // Depth-first over the call graph with an explicit stack (call chains in
+  // generated or hostile PTX can be long).
+  Totals visit(uint32_t root) {
+    if (state_[root] == 2) return totals_[root];
+    struct Frame {
+      uint32_t f;
+      size_t next;    // next callee to look at
+      Totals t;       // own needs, max'd with the callees' registers
+      uint64_t deepest;  // deepest callee stack
+    };
+    std::vector<Frame> stack;
+    auto own = [&](uint32_t f) { return Totals{own_units(f), m_.functions[f].local_bytes}; };
+    auto enter = [&](uint32_t f) {
+      state_[f] = 1;
+      stack.push_back(Frame{f, 0, own(f), 0});
+    };
+    auto absorb = [](Frame& fr, const Totals& callee) {
+      fr.t.units = std::max(fr.t.units, callee.units);
+      fr.deepest = std::max(fr.deepest, callee.local_bytes);
+    };
+    enter(root);
+    for (;;) {
+      Frame& fr = stack.back();
+      const std::vector<uint32_t>& callees = cg_.callees(fr.f);
+      if (fr.next < callees.size()) {
+        const uint32_t c = callees[fr.next++];
+        if (state_[c] == 0) {
+          enter(c);
+        } else if (state_[c] == 1) {  // a cycle: count this activation once
+          recursion = true;
+          absorb(fr, own(c));
+        } else {
+          absorb(fr, totals_[c]);
+        }
+        continue;
+      }
+      Totals t = fr.t;
+      t.local_bytes += fr.deepest;
+      state_[fr.f] = 2;
+      totals_[fr.f] = t;
+      stack.pop_back();
+      if (stack.empty()) return t;
+      absorb(stack.back(), t);
     }
-    state_[f] = 1;
-    Totals t{own_units(f), fn.local_bytes};
-    uint64_t deepest = 0;
-    for (uint32_t c : cg_.callees(f)) {
-      Totals ct = visit(c);
-      t.units = std::max(t.units, ct.units);
-      deepest = std::max(deepest, ct.local_bytes);
-    }
-    t.local_bytes += deepest;
-    state_[f] = 2;
-    totals_[f] = t;
-    return t;
   }
 
   bool recursion = false;
