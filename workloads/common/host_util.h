@@ -35,9 +35,8 @@ inline std::vector<int32_t> random_ints(Rng& rng, size_t n, int32_t lo, int32_t 
   return v;
 }
 
-// Launches with arguments packed in order. (Context's variadic launch
-// currently recurses into itself instead of the KernelArgs overload, so the
-// drivers pack the arguments here and call that overload directly.)
+// Launches on the default stream with no dynamic shared memory, the
+// arguments packed in order (the drivers' single launch path).
 template <class... A>
 void launch(runtime::Context& ctx, const runtime::Kernel& k, runtime::Dim3 grid,
             runtime::Dim3 block, const A&... a) {
