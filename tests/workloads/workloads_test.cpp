@@ -94,10 +94,11 @@ class DigestBackend : public runtime::LaunchBackend {
  public:
   explicit DigestBackend(uint32_t num_sms) : inner_(num_sms) {}
   void launch(Launch& l) override {
+    const std::vector<uint8_t> params = l.params;  // the inner backend may consume them
     inner_.launch(l);
-    for (size_t off = 0; off + 8 <= l.params.size(); off += 8) {
+    for (size_t off = 0; off + 8 <= params.size(); off += 8) {
       uint64_t addr;
-      std::memcpy(&addr, l.params.data() + off, 8);
+      std::memcpy(&addr, params.data() + off, 8);
       const exec::AddressSpace::Allocation* a = l.ctx->memory().find(addr);
       if (!a) continue;
       for (uint64_t i = 0; i < a->size; ++i) digest_ = (digest_ ^ a->data[i]) * 0x100000001b3ull;

@@ -69,7 +69,7 @@ uint32_t longest_match(const std::map<int, PrefixMap>& tables, const Addr& a, in
 CheckResult run_ipv6(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
   const int num_routes = host::by_size(size, 2000, 20000, 100000);
   const int batch = host::by_size(size, 4096, 262144, 262144);
-  const int rounds = host::by_size(size, 2, 8, 32);
+  const int rounds = host::by_size(size, 2, 4, 32);
   Rng rng(seed);
 
   // Routes: prefixes under 2000::/3 (global unicast), per length.
@@ -170,7 +170,7 @@ const WorkloadSpec& ipv6_workload() {
       "IPv6 LPM: binary search over prefix lengths, per-length hash tables with markers; 32 lookups/warp",
       "network",
       embedded::ipv6_ptx,
-      {"2000 routes, 2 batches of 4096 lookups", "20000 routes, 8 batches of 262144",
+      {"2000 routes, 2 batches of 4096 lookups", "20000 routes, 4 batches of 262144",
        "100000 routes, 32 batches of 262144"},
       run_ipv6};
   return spec;

@@ -37,9 +37,9 @@ uint32_t hash_key(const Key& k) {
 
 CheckResult run_memc(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
   const int initial = host::by_size(size, 4096, 262144, 1 << 20);
-  const int rounds = host::by_size(size, 2, 16, 32);
-  const int sets = host::by_size(size, 1024, 16384, 65536);   // per round
-  const int gets = host::by_size(size, 4096, 262144, 524288); // per round
+  const int rounds = host::by_size(size, 2, 8, 32);
+  const int sets = host::by_size(size, 1024, 8192, 65536);   // per round
+  const int gets = host::by_size(size, 4096, 131072, 524288); // per round
   const uint32_t buckets = uint32_t(initial / 2);               // chains of ~2 items
   Rng rng(seed);
 
@@ -147,7 +147,7 @@ const WorkloadSpec& memc_workload() {
       "memcached GET/SET: key hashing, bucket chain walks, value copies, CAS inserts, warp-aggregated atomics",
       "network",
       embedded::memc_ptx,
-      {"4096 items, 2 rounds of 1024 SET + 4096 GET", "262144 items, 16 rounds of 16384 SET + 262144 GET",
+      {"4096 items, 2 rounds of 1024 SET + 4096 GET", "262144 items, 8 rounds of 8192 SET + 131072 GET",
        "1M items, 32 rounds of 65536 SET + 524288 GET"},
       run_memc};
   return spec;

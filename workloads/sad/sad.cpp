@@ -76,8 +76,8 @@ std::vector<uint16_t> reference_sads(const std::vector<uint8_t>& cur,
 }
 
 CheckResult run_sad(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int w = host::by_size(size, 32, 352, 1280);
-  const int h = host::by_size(size, 32, 288, 720);
+  const int w = host::by_size(size, 32, 640, 1280);
+  const int h = host::by_size(size, 32, 480, 720);
   Rng rng(seed);
   std::vector<uint8_t> cur, ref;
   make_frames(rng, w, h, cur, ref);
@@ -103,7 +103,7 @@ const WorkloadSpec& sad_workload() {
       "H.264 motion estimation: SADs of all 41 partitions per macroblock over a +-16 window (3 kernels)",
       "compute",
       embedded::sad_ptx,
-      {"32x32 frame (4 macroblocks)", "352x288 CIF frame (396 macroblocks)",
+      {"32x32 frame (4 macroblocks)", "640x480 VGA frame (1200 macroblocks)",
        "1280x720 frame (3600 macroblocks)"},
       run_sad};
   return spec;
