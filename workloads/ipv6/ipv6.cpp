@@ -141,8 +141,9 @@ CheckResult run_ipv6(runtime::Context& ctx, runtime::Module& mod, Size size, uin
     for (Addr& a : addrs) {
       if (rng.below(10) < 8) {  // destinations inside routed prefixes
         const auto& [p, len] = route_list[rng.below(uint32_t(route_list.size()))];
-        Addr host_bits{rng.u32(), rng.u32(), rng.u32(), rng.u32()};
-        for (int w = 0; w < 4; ++w) a[w] = p[w] | (host_bits[w] & ~masked(Addr{~0u, ~0u, ~0u, ~0u}, len)[w]);
+        const Addr host_bits{rng.u32(), rng.u32(), rng.u32(), rng.u32()};
+        const Addr net_mask = masked(Addr{~0u, ~0u, ~0u, ~0u}, len);
+        for (int w = 0; w < 4; ++w) a[w] = p[w] | (host_bits[w] & ~net_mask[w]);
       } else {
         a = {0x20000000u | (rng.u32() & 0x1fffffffu), rng.u32(), rng.u32(), rng.u32()};
       }

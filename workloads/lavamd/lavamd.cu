@@ -8,7 +8,6 @@
 #define THREADS 128
 #define MAX_NEIGHBORS 27
 
-
 // A particle is a float4 holding (v, x, y, z) in its (.x, .y, .z, .w) fields,
 // with v = x^2 + y^2 + z^2 so that r^2 = v_i + v_j - 2 r_i.r_j needs only a
 // dot product. A force is a float4 (potential, fx, fy, fz).
