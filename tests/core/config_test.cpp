@@ -1,5 +1,6 @@
 #include "gpumux/core/config.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -101,7 +102,7 @@ TEST(Config, CrossChecksNameTheSources) {
 
 class TempDir {
  public:
-  TempDir() : path_(std::filesystem::temp_directory_path() / ("gpumux-config-" + std::to_string(::getpid()))) {
+  TempDir() : path_(std::filesystem::temp_directory_path() / fmt::format("gpumux-config-{}", ::getpid())) {
     std::filesystem::create_directories(path_);
   }
   ~TempDir() { std::filesystem::remove_all(path_); }

@@ -1,5 +1,6 @@
 #include "gpumux/core/engine.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -127,11 +128,11 @@ TEST(Engine, ComponentsOfOneEdgeRunInRegistrationOrder) {
   DomainId core = e.add_domain("core", 700.0);
   std::vector<std::string> order;
   Fake x(e, core, "x", [&](Cycle c) {
-    order.push_back("x" + std::to_string(c));
+    order.push_back(fmt::format("x{}", c));
     return c < 1 ? c + 1 : kNever;
   });
   Fake y(e, core, "y", [&](Cycle c) {
-    order.push_back("y" + std::to_string(c));
+    order.push_back(fmt::format("y{}", c));
     return c < 1 ? c + 1 : kNever;
   });
   y.wake();
