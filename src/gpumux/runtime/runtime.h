@@ -162,10 +162,11 @@ class Context {
   void launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, Stream s,
               const KernelArgs& args);
   template <class... A>
+    requires(std::is_trivially_copyable_v<A> && ...)
   void launch(const Kernel& k, Dim3 grid, Dim3 block, const A&... a) {
     KernelArgs args;
     (args.add(a), ...);
-    launch(k, grid, block, 0, Stream{}, args);
+    launch(k, grid, block, uint64_t{0}, Stream{}, args);
   }
 
   exec::AddressSpace& memory() { return *mem_; }
