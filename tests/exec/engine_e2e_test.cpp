@@ -211,7 +211,7 @@ TEST_F(EngineE2E, OutOfBoundsStoreIsAFaultNamingTheSite) {
     EXPECT_NE(m.find("TB (0,0,0)"), std::string::npos) << m;
     EXPECT_NE(m.find("lane 0"), std::string::npos) << m;
     EXPECT_NE(m.find("engine_tests.ptx:"), std::string::npos) << m;
-    EXPECT_NE(m.find("past the end of allocation"), std::string::npos) << m;
+    EXPECT_NE(m.find("is unallocated (0 bytes past allocation"), std::string::npos) << m;
   }
 }
 
