@@ -1,5 +1,6 @@
 #include "gpumux/runtime/runtime.h"
 
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -56,6 +57,22 @@ DevPtr Module::symbol(const std::string& name) const {
 uint64_t Module::symbol_size(const std::string& name) const {
   uint32_t i;
   return device_variable(*loaded_, name, i).size;
+}
+
+std::vector<uint8_t> pack_arguments(const ptx::Function& fn, const KernelArgs& args) {
+  const auto& a = args.args();
+  if (a.size() != fn.params.size())
+    throw ApiError(
+        fmt::format("{} arguments given, the kernel takes {}", a.size(), fn.params.size()));
+  std::vector<uint8_t> buf(fn.param_bytes, 0);
+  for (size_t i = 0; i < a.size(); ++i) {
+    const ptx::Param& p = fn.params[i];
+    if (a[i].bytes.size() != p.size)
+      throw ApiError(fmt::format("argument {} ({}) has {} bytes, the parameter is {} bytes", i,
+                                 p.name, a[i].bytes.size(), p.size));
+    std::memcpy(buf.data() + p.offset, a[i].bytes.data(), p.size);
+  }
+  return buf;
 }
 
 // ---- Context ----
@@ -176,17 +193,11 @@ void Context::launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, 
     fail(fmt::format("{} bytes of shared memory ({} static + {} dynamic), the limit is {}",
                      kl.shared.dynamic_offset + dyn_smem, kl.shared.static_bytes, dyn_smem,
                      lim.max_smem_per_block));
-  const auto& a = args.args();
-  if (a.size() != fn.params.size())
-    fail(fmt::format("{} arguments given, the kernel takes {}", a.size(), fn.params.size()));
   LaunchBackend::Launch l{this, &k, grid, block, dyn_smem, s, {}};
-  l.params.assign(fn.param_bytes, 0);
-  for (size_t i = 0; i < a.size(); ++i) {
-    const ptx::Param& p = fn.params[i];
-    if (a[i].bytes.size() != p.size)
-      fail(fmt::format("argument {} ({}) has {} bytes, the parameter is {} bytes", i, p.name,
-                       a[i].bytes.size(), p.size));
-    std::memcpy(l.params.data() + p.offset, a[i].bytes.data(), p.size);
+  try {
+    l.params = pack_arguments(fn, args);
+  } catch (const ApiError& e) {
+    fail(e.what());
   }
   dev_.backend().launch(l);
 }

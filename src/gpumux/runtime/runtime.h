@@ -101,6 +101,10 @@ class KernelArgs {
   std::vector<Arg> args_;
 };
 
+// Packs `args` into `fn`'s parameter buffer; throws ApiError naming the
+// parameter on a count or size mismatch.
+std::vector<uint8_t> pack_arguments(const ptx::Function& fn, const KernelArgs& args);
+
 struct Stream {
   uint32_t id = 0;  // 0: the default stream
   int priority = 0;
