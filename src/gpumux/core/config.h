@@ -23,6 +23,7 @@
 
 #include "gpumux/core/params.h"
 #include "gpumux/core/sm_params.h"
+#include "gpumux/frontend/frontend_params.h"
 #include "gpumux/mem/address_map_params.h"
 #include "gpumux/mem/cache_params.h"
 #include "gpumux/mem/crossbar_params.h"
@@ -71,6 +72,7 @@ struct SimParams {
 struct GpuConfig {
   GpuParams gpu;
   ClockParams clock;
+  FrontendParams frontend;
   SmParams sm;
   mem::CacheParams l1d;
   mem::IcntParams icnt;

@@ -1,5 +1,5 @@
-// Parameters of one SM. They live here until the SM model (src/gpumux/sm/)
-// exists; then they move beside it.
+// Parameters of one SM (src/gpumux/sm/). They stay in core/ because the
+// config tree (core/config.h) and the gpgpusim.config importer include them.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,8 @@ struct SmLatencyParams {
   uint32_t fp64 = 48;
   uint32_t sfu = 20;
   uint32_t shared_mem = 24;
+  uint32_t branch = 2;
+  uint32_t constant = 8;
 
   static void declare(ParamDecl<SmLatencyParams>& d) {
     d.param("int", &SmLatencyParams::int_alu, "cycles", "integer ALU result latency").range(1, 1000);
@@ -25,6 +27,35 @@ struct SmLatencyParams {
         .range(1, 1000);
     d.param("shared_mem", &SmLatencyParams::shared_mem, "cycles", "shared memory load latency without bank conflicts")
         .range(1, 1000);
+    d.param("branch", &SmLatencyParams::branch, "cycles",
+            "control unit latency (branch, warp vote/shuffle, barrier arrival)")
+        .range(1, 1000);
+    d.param("constant", &SmLatencyParams::constant, "cycles",
+            "constant / parameter load latency (constant cache hit) for one distinct address")
+        .range(1, 1000);
+  }
+};
+
+// Initiation intervals: cycles a sub-core's unit is busy per warp instruction
+// (32 lanes / lanes of that unit in the sub-core).
+struct SmIntervalParams {
+  uint32_t int_alu = 1;
+  uint32_t fp32 = 1;
+  uint32_t fp64 = 32;
+  uint32_t sfu = 4;
+  uint32_t branch = 1;
+  uint32_t ldst = 1;
+
+  static void declare(ParamDecl<SmIntervalParams>& d) {
+    d.param("int", &SmIntervalParams::int_alu, "cycles", "integer unit: cycles between warp instructions").range(1, 256);
+    d.param("fp32", &SmIntervalParams::fp32, "cycles", "FP32 unit: cycles between warp instructions").range(1, 256);
+    d.param("fp64", &SmIntervalParams::fp64, "cycles", "FP64 unit: cycles between warp instructions").range(1, 256);
+    d.param("sfu", &SmIntervalParams::sfu, "cycles", "special function unit: cycles between warp instructions")
+        .range(1, 256);
+    d.param("branch", &SmIntervalParams::branch, "cycles", "control unit: cycles between warp instructions")
+        .range(1, 256);
+    d.param("ldst", &SmIntervalParams::ldst, "cycles", "load/store issue port: cycles between warp instructions")
+        .range(1, 256);
   }
 };
 
@@ -33,22 +64,48 @@ struct SmParams {
   uint32_t tb_slots = 32;
   uint32_t max_threads = 2048;
   uint32_t registers = 65536;
+  uint32_t register_granularity = 256;
   uint32_t shared_mem_bytes = 98304;
+  uint32_t shared_mem_granularity = 256;
   uint32_t sub_cores = 4;
   std::string warp_scheduler = "gto";
+  uint32_t two_level_active = 8;
+  uint32_t fetch_latency = 4;
+  uint32_t lsu_queue = 8;
+  uint32_t mem_ops_per_warp = 8;
   SmLatencyParams latency;
+  SmIntervalParams interval;
 
   static void declare(ParamDecl<SmParams>& d) {
     d.param("warp_slots", &SmParams::warp_slots, "warps", "resident warps per SM").range(1, 1024);
     d.param("tb_slots", &SmParams::tb_slots, "TBs", "resident thread blocks per SM").range(1, 1024);
     d.param("max_threads", &SmParams::max_threads, "threads", "resident threads per SM").range(32, 32768);
     d.param("registers", &SmParams::registers, "32-bit registers", "register file size per SM").range(1024, 1 << 24);
+    d.param("register_granularity", &SmParams::register_granularity, "32-bit registers",
+            "a TB's register allocation is rounded up to a multiple of this")
+        .range(1, 1 << 16);
     d.param("shared_mem_bytes", &SmParams::shared_mem_bytes, "bytes", "shared memory per SM").range(0, 1 << 24);
+    d.param("shared_mem_granularity", &SmParams::shared_mem_granularity, "bytes",
+            "a TB's shared memory allocation is rounded up to a multiple of this")
+        .range(1, 1 << 16);
     d.param("sub_cores", &SmParams::sub_cores, "", "processing blocks per SM, each with one warp scheduler")
         .range(1, 16);
-    d.param("warp_scheduler", &SmParams::warp_scheduler, "", "warp scheduling policy of each sub-core")
-        .choices({"lrr", "gto", "two-level"});
+    d.param("warp_scheduler", &SmParams::warp_scheduler, "",
+            "warp scheduling policy of each sub-core, by registered name (sm/warp_scheduler/: lrr, gto, two-level)");
+    d.param("two_level_active", &SmParams::two_level_active, "warps",
+            "two-level scheduler: warps in the active set of each sub-core")
+        .range(1, 1024);
+    d.param("fetch_latency", &SmParams::fetch_latency, "cycles",
+            "fetch + decode into the instruction buffer: paid when a warp starts and after a taken branch")
+        .range(0, 1000);
+    d.param("lsu_queue", &SmParams::lsu_queue, "instructions",
+            "memory instructions waiting in the load/store unit; a full queue stalls issue (memory stall)")
+        .range(1, 1024);
+    d.param("mem_ops_per_warp", &SmParams::mem_ops_per_warp, "instructions",
+            "outstanding loads/stores/atomics per warp (scoreboard entries for memory)")
+        .range(1, 32);
     d.section("latency", &SmParams::latency, "functional unit latencies");
+    d.section("interval", &SmParams::interval, "functional unit initiation intervals (per sub-core)");
     d.check([](const SmParams& p) -> std::string {
       if (p.max_threads % 32 != 0) return "sm.max_threads must be a multiple of the warp size (32)";
       if (p.warp_slots % p.sub_cores != 0) return "sm.warp_slots must be a multiple of sm.sub_cores";

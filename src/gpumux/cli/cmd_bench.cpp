@@ -1,0 +1,171 @@
+// gpumux bench: simulation speed of the timing model on a fixed set of
+// workloads (compute-bound and memory-bound) on the gtx980 and titanv presets.
+//
+//   gpumux bench [--size tiny|small] [--json FILE] [--workloads a,b] [--configs x,y]
+//
+// Each run executes in a child process so that its host time and peak memory
+// are its own.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gpumux/cli/commands.h"
+#include "gpumux/gpu/gpu.h"
+#include "gpumux/timing/timing_backend.h"
+#include "workload.h"
+
+namespace gpumux::cli {
+namespace {
+
+struct BenchOptions {
+  std::string size = "small";
+  std::string json;
+  std::vector<std::string> workloads{"sgemm", "pc", "blackscholes", "vecadd", "stencil", "spmv"};
+  std::vector<std::string> configs{"gtx980", "titanv"};
+};
+
+struct BenchResult {
+  std::string workload, config;
+  bool passed = false;
+  std::string error;
+  uint64_t cycles = 0, warp_insts = 0;
+  double host_seconds = 0;
+  uint64_t peak_rss_bytes = 0;
+};
+
+nlohmann::json to_json(const BenchResult& r) {
+  double s = r.host_seconds > 0 ? r.host_seconds : 1e-9;
+  nlohmann::json j{{"workload", r.workload},
+                   {"config", r.config},
+                   {"cycles", r.cycles},
+                   {"warp_insts", r.warp_insts},
+                   {"host_seconds", r.host_seconds},
+                   {"warp_insts_per_sec", double(r.warp_insts) / s},
+                   {"cycles_per_sec", double(r.cycles) / s},
+                   {"peak_rss_bytes", r.peak_rss_bytes}};
+  if (!r.passed) j["error"] = r.error;
+  return j;
+}
+
+// Runs one workload on one config in this process.
+BenchResult run_one(const std::string& name, const std::string& config, workloads::Size size) {
+  BenchResult r;
+  r.workload = name;
+  r.config = config;
+  const workloads::WorkloadSpec* w = workloads::find_workload(name);
+  if (!w) {
+    r.error = "unknown workload";
+    return r;
+  }
+  try {
+    Config cfg = gpu::load_config(config);
+    auto dev = timing::make_device(cfg.values());
+    runtime::Context& ctx = dev->create_context(name);
+    auto start = std::chrono::steady_clock::now();
+    workloads::CheckResult c = workloads::run_workload(*w, ctx, size, 1);
+    r.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    timing::TimingBackend& tb = timing::backend_of(*dev);
+    r.cycles = tb.busy_cycles();
+    r.warp_insts = tb.warp_instructions();
+    r.passed = c.passed;
+    if (!c.passed) r.error = c.detail;
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  r.peak_rss_bytes = uint64_t(u.ru_maxrss) * 1024;
+  return r;
+}
+
+// run_one in a child process; the result comes back as JSON through a pipe.
+BenchResult run_isolated(const std::string& name, const std::string& config, workloads::Size size) {
+  int fd[2];
+  if (pipe(fd) != 0) return run_one(name, config, size);
+  std::fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    BenchResult r = run_one(name, config, size);
+    nlohmann::json j = to_json(r);
+    j["passed"] = r.passed;
+    std::string s = j.dump();
+    ssize_t off = 0;
+    while (off < ssize_t(s.size())) {
+      ssize_t n = write(fd[1], s.data() + off, s.size() - size_t(off));
+      if (n <= 0) break;
+      off += n;
+    }
+    close(fd[1]);
+    _exit(0);
+  }
+  close(fd[1]);
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd[0], buf, sizeof buf)) > 0;) out.append(buf, size_t(n));
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  BenchResult r;
+  r.workload = name;
+  r.config = config;
+  if (out.empty()) {
+    r.error = fmt::format("child process failed (status {})", status);
+    return r;
+  }
+  nlohmann::json j = nlohmann::json::parse(out);
+  r.passed = j["passed"].get<bool>();
+  if (j.contains("error")) r.error = j["error"].get<std::string>();
+  r.cycles = j["cycles"].get<uint64_t>();
+  r.warp_insts = j["warp_insts"].get<uint64_t>();
+  r.host_seconds = j["host_seconds"].get<double>();
+  r.peak_rss_bytes = j["peak_rss_bytes"].get<uint64_t>();
+  return r;
+}
+
+void bench(const BenchOptions& o) {
+  workloads::Size size;
+  if (!workloads::parse_size(o.size, size)) throw std::invalid_argument("unknown size " + o.size);
+  fmt::print("{:<13} {:<8} {:>12} {:>12} {:>9} {:>14} {:>12} {:>9}\n", "WORKLOAD", "CONFIG", "CYCLES",
+             "WARP_INSTS", "HOST_S", "WARP_INSTS/S", "CYCLES/S", "RSS_MB");
+  nlohmann::json all = nlohmann::json::array();
+  for (const std::string& c : o.configs) {
+    for (const std::string& w : o.workloads) {
+      BenchResult r = run_isolated(w, c, size);
+      double s = r.host_seconds > 0 ? r.host_seconds : 1e-9;
+      fmt::print("{:<13} {:<8} {:>12} {:>12} {:>9.2f} {:>14.0f} {:>12.0f} {:>9.1f}{}\n", w, c, r.cycles,
+                 r.warp_insts, r.host_seconds, double(r.warp_insts) / s, double(r.cycles) / s,
+                 double(r.peak_rss_bytes) / (1 << 20), r.passed ? "" : "  FAILED: " + r.error);
+      std::fflush(stdout);
+      if (!r.passed) exit_code() = 1;
+      all.push_back(to_json(r));
+    }
+  }
+  if (!o.json.empty()) {
+    std::ofstream f(o.json);
+    f << all.dump(2) << "\n";
+  }
+}
+
+}  // namespace
+
+void add_bench_commands(CLI::App& app) {
+  auto* b = app.add_subcommand("bench", "Measure simulation speed of the timing model on fixed workloads");
+  static BenchOptions opt;
+  b->add_option("--size", opt.size, "Problem size of every workload")->check(CLI::IsMember({"tiny", "small"}));
+  b->add_option("--json", opt.json, "Also write the results as a JSON list to FILE");
+  b->add_option("--workloads", opt.workloads, "Workloads to run")->delimiter(',');
+  b->add_option("--configs", opt.configs, "GPU presets or config files")->delimiter(',');
+  b->callback([] { bench(opt); });
+}
+
+}  // namespace gpumux::cli

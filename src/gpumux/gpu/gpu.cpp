@@ -1,0 +1,75 @@
+#include "gpumux/gpu/gpu.h"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "gpumux/core/error.h"
+
+namespace gpumux::gpu {
+
+Gpu::Gpu(const GpuConfig& cfg, std::unique_ptr<frontend::SharingPolicy> policy)
+    : cfg_(cfg), clocks_(add_gpu_clocks(engine_, cfg.clock)) {
+  memory_ = std::make_unique<mem::MemorySystem>(engine_, clocks_, cfg_, stats_);
+  dispatcher_ = std::make_unique<frontend::TbDispatcher>(engine_, clocks_.core, cfg_.frontend, std::move(policy));
+  std::vector<sm::Sm*> ptrs;
+  for (uint32_t i = 0; i < cfg_.gpu.num_sms; ++i) {
+    sms_.push_back(std::make_unique<sm::Sm>(engine_, clocks_.core, i, cfg_.sm, *memory_, stats_, *dispatcher_));
+    memory_->connect_sm(i, *sms_.back());
+    ptrs.push_back(sms_.back().get());
+  }
+  dispatcher_->attach(std::move(ptrs));
+  engine_.set_watchdog(clocks_.core, cfg_.sim.watchdog_cycles);
+}
+
+Gpu::~Gpu() = default;
+
+void Gpu::run_until(const std::function<bool()>& done) {
+  while (!done()) {
+    engine_.run();
+    if (!done() && engine_.idle())
+      throw SimulationError("simulation stalled: no component has work but the awaited kernels are not done\n" +
+                            report());
+  }
+}
+
+uint64_t Gpu::warp_instructions() const {
+  uint64_t n = 0;
+  for (const auto& s : sms_) n += s->stats().warp_insts.total().value();
+  return n;
+}
+
+std::optional<std::filesystem::path> find_preset(const std::string& name) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> dirs;
+  if (const char* env = std::getenv("GPUMUX_CONFIGS")) dirs.emplace_back(env);
+  dirs.emplace_back("configs");
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    // The executable sits in a build directory of the source tree (or below it).
+    for (fs::path d = exe.parent_path(); !d.empty() && d != d.root_path(); d = d.parent_path())
+      dirs.push_back(d / "configs");
+  }
+  for (const fs::path& d : dirs) {
+    fs::path p = d / (name + ".toml");
+    if (fs::is_regular_file(p, ec)) return p;
+  }
+  return std::nullopt;
+}
+
+Config load_config(const std::string& preset_or_file, std::span<const std::string> overrides) {
+  std::filesystem::path file = preset_or_file;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    auto p = find_preset(preset_or_file);
+    if (!p)
+      throw LoadError(fmt::format("no config file or preset named '{}' (looked in $GPUMUX_CONFIGS, ./configs, "
+                                  "and configs/ above the executable)",
+                                  preset_or_file));
+    file = *p;
+  }
+  return Config::build(file, overrides);
+}
+
+}  // namespace gpumux::gpu

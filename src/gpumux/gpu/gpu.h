@@ -1,0 +1,83 @@
+// A whole simulated GPU built from a configuration: the engine and its clock
+// domains, the memory system, one SM per configured SM, and the front end
+// (kernel queues and TB dispatcher with its sharing policy).
+//
+//   gpu::Gpu g(config.values());
+//   g.dispatcher().enqueue(...);      // usually through timing::TimingBackend
+//   g.run_until([&] { return g.dispatcher().app_idle(0); });
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpumux/core/config.h"
+#include "gpumux/core/engine.h"
+#include "gpumux/core/gpu_clocks.h"
+#include "gpumux/core/stats.h"
+#include "gpumux/frontend/tb_dispatcher.h"
+#include "gpumux/mem/memory_system.h"
+#include "gpumux/sm/sm.h"
+
+namespace gpumux::gpu {
+
+class Gpu {
+ public:
+  explicit Gpu(const GpuConfig& cfg,
+               std::unique_ptr<frontend::SharingPolicy> policy = std::make_unique<frontend::FcfsPolicy>());
+  ~Gpu();
+  Gpu(const Gpu&) = delete;
+  Gpu& operator=(const Gpu&) = delete;
+
+  const GpuConfig& config() const { return cfg_; }
+  Engine& engine() { return engine_; }
+  const GpuClocks& clocks() const { return clocks_; }
+  StatRegistry& stats() { return stats_; }
+  StatKeys& keys() { return keys_; }
+  mem::MemorySystem& memory() { return *memory_; }
+  frontend::TbDispatcher& dispatcher() { return *dispatcher_; }
+  uint32_t num_sms() const { return uint32_t(sms_.size()); }
+  sm::Sm& sm(uint32_t i) { return *sms_[i]; }
+  const sm::Sm& sm(uint32_t i) const { return *sms_[i]; }
+
+  // Simulates until done() holds. Throws WatchdogError when no component
+  // makes progress for sim.watchdog_cycles, or SimulationError if every
+  // component sleeps while done() is still false; both carry report().
+  void run_until(const std::function<bool()>& done);
+  // Core cycle in progress and simulated time.
+  Cycle core_cycle() const { return engine_.cycle(clocks_.core); }
+  double now_ms() const { return double(engine_.now()) * 1e-9; }
+  // Warp instructions issued so far on all SMs.
+  uint64_t warp_instructions() const;
+  // What every component (SM warps, queues) holds and waits for.
+  std::string report() const { return engine_.describe_waits(); }
+
+ private:
+  GpuConfig cfg_;
+  Engine engine_;
+  GpuClocks clocks_;
+  StatRegistry stats_;
+  StatKeys keys_;
+  std::unique_ptr<mem::MemorySystem> memory_;
+  std::unique_ptr<frontend::TbDispatcher> dispatcher_;
+  std::vector<std::unique_ptr<sm::Sm>> sms_;
+};
+
+// Stops a run in which nothing is left to do but the awaited work is not done.
+class SimulationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A preset name (configs/<name>.toml) or a TOML file, then "path.key=value"
+// overrides. Presets are looked up in $GPUMUX_CONFIGS, ./configs and the
+// configs/ folder beside the executable's build directory.
+Config load_config(const std::string& preset_or_file, std::span<const std::string> overrides = {});
+std::optional<std::filesystem::path> find_preset(const std::string& name);
+
+}  // namespace gpumux::gpu

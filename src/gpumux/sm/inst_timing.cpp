@@ -1,0 +1,123 @@
+#include "gpumux/sm/inst_timing.h"
+
+#include "gpumux/exec/loaded_module.h"
+#include "gpumux/ptx/inst_info.h"
+
+namespace gpumux::sm {
+
+using ptx::Opcode;
+
+const char* unit_name(Unit u) {
+  static constexpr const char* kNames[kNumUnits] = {"int", "fp32", "fp64", "sfu", "branch", "ldst"};
+  return kNames[unsigned(u)];
+}
+
+namespace {
+
+bool is_transcendental(Opcode op) {
+  switch (op) {
+    case Opcode::Rcp: case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos:
+    case Opcode::Lg2: case Opcode::Ex2: case Opcode::Tanh:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void add_operand_regs(const ptx::Operand& o, std::vector<RegRef>& out) {
+  switch (o.kind) {
+    case ptx::OperandKind::Reg:
+    case ptx::OperandKind::Addr:
+      if (o.reg != ptx::kNoReg) out.push_back({o.reg, false});
+      break;
+    case ptx::OperandKind::Pred:
+      out.push_back({o.reg, true});
+      break;
+    case ptx::OperandKind::Vec:
+      for (unsigned k = 0; k < o.vcount; ++k)
+        if (o.vec[k] != ptx::kNoReg) out.push_back({o.vec[k], o.vec_is_pred});
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+InstTiming classify(const ptx::Instruction& in, const SmParams& p) {
+  InstTiming t;
+  auto set = [&](Unit u, uint32_t latency, uint32_t interval, InstKind k = InstKind::Alu) {
+    t.unit = u;
+    t.latency = uint16_t(latency);
+    t.interval = uint8_t(interval);
+    t.kind = k;
+  };
+  const SmLatencyParams& l = p.latency;
+  const SmIntervalParams& ii = p.interval;
+  switch (in.op) {
+    case Opcode::Ld: case Opcode::Ldu: case Opcode::St: case Opcode::Atom: case Opcode::Red:
+    case Opcode::Prefetch:
+      set(Unit::LdSt, l.shared_mem, ii.ldst, InstKind::Memory);
+      return t;
+    case Opcode::Bar:
+      set(Unit::Branch, l.branch, ii.branch, in.bar == ptx::BarKind::Warp ? InstKind::Alu : InstKind::Barrier);
+      return t;
+    case Opcode::Membar:
+      set(Unit::Branch, l.branch, ii.branch, InstKind::Fence);
+      return t;
+    case Opcode::Bra: case Opcode::Call: case Opcode::Ret: case Opcode::Exit: case Opcode::Trap:
+    case Opcode::Brkpt: case Opcode::Nanosleep:
+      set(Unit::Branch, l.branch, ii.branch, InstKind::Control);
+      return t;
+    case Opcode::Shfl: case Opcode::Vote: case Opcode::Match: case Opcode::Activemask:
+      set(Unit::Branch, l.branch, ii.branch);
+      return t;
+    default:
+      break;
+  }
+  bool f64 = in.type == ptx::Type::F64 || in.type2 == ptx::Type::F64;
+  bool flt = ptx::type_is_float(in.type) || ptx::type_is_float(in.type2);
+  if (f64) {
+    // Double-precision division and square root are long iterative sequences.
+    bool iterative = in.op == Opcode::Div || is_transcendental(in.op);
+    set(Unit::Fp64, iterative ? l.fp64 * 4 : l.fp64, iterative ? ii.fp64 * 4 : ii.fp64);
+  } else if (is_transcendental(in.op) || (flt && in.op == Opcode::Div)) {
+    set(Unit::Sfu, l.sfu, ii.sfu);
+  } else if (in.op == Opcode::Div || in.op == Opcode::Rem) {
+    // Integer division is a multi-instruction sequence on real GPUs.
+    set(Unit::Int, l.sfu * 2, ii.sfu);
+  } else if (flt) {
+    set(Unit::Fp32, l.fp32, ii.fp32);
+  } else {
+    set(Unit::Int, l.int_alu, ii.int_alu);
+  }
+  return t;
+}
+
+ModuleTiming::ModuleTiming(const exec::LoadedModule& m, const SmParams& p) {
+  const ptx::Module& ir = m.ir();
+  funcs_.resize(ir.functions.size());
+  std::vector<RegRef> src, dst;
+  for (size_t f = 0; f < ir.functions.size(); ++f) {
+    const ptx::Function& fn = ir.functions[f];
+    funcs_[f].reserve(fn.insts.size());
+    for (const ptx::Instruction& in : fn.insts) {
+      InstTiming t = classify(in, p);
+      src.clear();
+      dst.clear();
+      bool has_dst = ptx::has_destination(in) && in.nops > 0;
+      for (unsigned i = has_dst ? 1 : 0; i < in.nops; ++i) add_operand_regs(in.ops[i], src);
+      if (in.guard != ptx::kNoReg) src.push_back({in.guard, true});
+      if (has_dst) add_operand_regs(in.ops[0], dst);
+      if (in.pred_dst2 != ptx::kNoReg) dst.push_back({in.pred_dst2, true});
+      t.regs = uint32_t(pool_.size());
+      t.num_src = uint8_t(src.size());
+      t.num_dst = uint8_t(dst.size());
+      pool_.insert(pool_.end(), src.begin(), src.end());
+      pool_.insert(pool_.end(), dst.begin(), dst.end());
+      funcs_[f].push_back(t);
+    }
+  }
+}
+
+}  // namespace gpumux::sm

@@ -1,0 +1,66 @@
+// What the SM needs to know about each instruction, computed once per loaded
+// module (not per issue): the functional unit it goes to, its result latency,
+// and the registers and predicates it reads and writes (for the scoreboard).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "gpumux/core/sm_params.h"
+#include "gpumux/ptx/ir.h"
+
+namespace gpumux::exec {
+class LoadedModule;
+}
+
+namespace gpumux::sm {
+
+enum class Unit : uint8_t { Int, Fp32, Fp64, Sfu, Branch, LdSt };
+inline constexpr unsigned kNumUnits = 6;
+const char* unit_name(Unit u);
+
+// A register operand for the scoreboard: an index in the current frame's
+// registers, or in its predicates.
+struct RegRef {
+  uint16_t index = 0;
+  bool pred = false;
+};
+
+enum class InstKind : uint8_t {
+  Alu,      // result after a fixed latency
+  Memory,   // ld/st/atom/red: the load/store unit decides when results are ready
+  Barrier,  // bar.*: may block the warp until the TB arrives
+  Fence,    // membar/fence: waits for the warp's outstanding stores
+  Control,  // bra/call/ret/exit...
+};
+
+struct InstTiming {
+  Unit unit = Unit::Int;
+  InstKind kind = InstKind::Alu;
+  uint16_t latency = 1;
+  uint8_t interval = 1;
+  uint8_t num_src = 0, num_dst = 0;
+  uint32_t regs = 0;  // first RegRef in the module's pool: sources, then destinations
+};
+
+// The timing facts of every instruction of a module, by function and pc.
+class ModuleTiming {
+ public:
+  ModuleTiming(const exec::LoadedModule& m, const SmParams& p);
+
+  const InstTiming& at(uint32_t fn, uint32_t pc) const { return funcs_[fn][pc]; }
+  std::span<const RegRef> sources(const InstTiming& t) const { return {pool_.data() + t.regs, t.num_src}; }
+  std::span<const RegRef> destinations(const InstTiming& t) const {
+    return {pool_.data() + t.regs + t.num_src, t.num_dst};
+  }
+
+ private:
+  std::vector<std::vector<InstTiming>> funcs_;
+  std::vector<RegRef> pool_;
+};
+
+// Unit, kind, latency and interval of one instruction (registers not filled).
+InstTiming classify(const ptx::Instruction& in, const SmParams& p);
+
+}  // namespace gpumux::sm

@@ -1,0 +1,31 @@
+// A kernel launch as the SMs see it: the functional launch its TBs execute,
+// who it belongs to (app, stats key) and what one TB needs. Owned by the front
+// end; SMs hold pointers to it while its TBs are resident.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "gpumux/core/stats.h"
+#include "gpumux/exec/thread_block.h"
+#include "gpumux/sm/inst_timing.h"
+
+namespace gpumux::sm {
+
+struct TbNeeds {
+  uint32_t warps = 0, threads = 0;
+  uint32_t registers = 0;    // rounded to the allocation granularity
+  uint32_t shared_bytes = 0;  // rounded to the allocation granularity
+};
+
+struct KernelInstance {
+  uint32_t id = 0;     // launch order, unique in the run
+  uint32_t app = 0;    // application (context) id
+  StatKey key = kNoKey;
+  std::string label;   // "app.kernel"
+  exec::GridLaunch grid;
+  const ModuleTiming* timing = nullptr;
+  TbNeeds needs;
+};
+
+}  // namespace gpumux::sm

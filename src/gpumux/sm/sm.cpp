@@ -1,0 +1,387 @@
+#include "gpumux/sm/sm.h"
+
+#include <algorithm>
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "gpumux/sm/shared_memory.h"
+
+namespace gpumux::sm {
+
+const char* outcome_name(IssueOutcome o) {
+  static constexpr const char* kNames[kNumOutcomes] = {"issued", "idle",   "fetch",   "scoreboard",
+                                                       "pipe",   "memory", "barrier", "throttled"};
+  return kNames[unsigned(o)];
+}
+
+namespace {
+
+// When several warps stall for different reasons, the cycle is charged to the
+// one closest to issuing.
+int rank(IssueOutcome o) {
+  switch (o) {
+    case IssueOutcome::Issued: return 8;
+    case IssueOutcome::Throttled: return 7;
+    case IssueOutcome::Pipe: return 6;
+    case IssueOutcome::Memory: return 5;
+    case IssueOutcome::Scoreboard: return 4;
+    case IssueOutcome::Fetch: return 3;
+    case IssueOutcome::Barrier: return 2;
+    case IssueOutcome::Idle: return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::MemorySystem& memory,
+       StatRegistry& stats, TbDoneListener& listener)
+    : Component(engine, core, fmt::format("sm{}", id)),
+      id_(id),
+      p_(p),
+      memory_(memory),
+      listener_(listener),
+      regs_(p.registers),
+      smem_(p.shared_mem_bytes) {
+  warps_.resize(p.warp_slots);
+  for (WarpSlot& w : warps_) w.mem_ops.resize(p.mem_ops_per_warp);
+  tbs_.resize(p.tb_slots);
+  for (TbSlot& t : tbs_) t.warps.reserve(64);
+  sub_cores_.resize(p.sub_cores);
+  for (SubCore& sc : sub_cores_) {
+    sc.scheduler = make_warp_scheduler(p.warp_scheduler, p);
+    sc.warps.reserve(p.warp_slots / p.sub_cores);
+    sc.views.reserve(p.warp_slots / p.sub_cores);
+  }
+  // Slot s belongs to sub-core s % sub_cores; free slots are taken lowest first.
+  for (uint32_t s = p.warp_slots; s-- > 0;) free_warps_.push_back(uint16_t(s));
+  lsu_.resize(p.lsu_queue);
+
+  std::string pre = fmt::format("sm{}.", id);
+  stats.add(pre + "warp_insts", stats_.warp_insts, "warp instructions issued");
+  stats.add(pre + "thread_insts", stats_.thread_insts, "thread instructions issued (active lanes)");
+  for (unsigned o = 0; o < kNumOutcomes; ++o)
+    stats.add(pre + "issue." + outcome_name(IssueOutcome(o)), stats_.issue[o],
+              o == 0 ? "scheduler cycles that issued" : "scheduler cycles that issued nothing, by reason");
+  stats.add(pre + "active_cycles", stats_.active_cycles, "cycles with resident warps of the kernel");
+  stats.add(pre + "resident_warp_cycles", stats_.resident_warp_cycles,
+            "sum over cycles of resident warps (occupancy = this / cycles / warp slots)");
+  stats.add(pre + "tbs_done", stats_.tbs_done, "thread blocks completed");
+  stats.add(pre + "shared.accesses", stats_.shared_accesses, "shared-memory warp accesses");
+  stats.add(pre + "shared.conflict_cycles", stats_.shared_conflict_cycles,
+            "extra shared-memory cycles from bank conflicts");
+  stats.add(pre + "const.accesses", stats_.const_accesses, "constant/parameter warp accesses");
+  stats.add(pre + "lsu.global_lines", stats_.global_lines, "global line requests sent to the L1D");
+  stats.add(pre + "lsu.local_lines", stats_.local_lines, "local-memory line requests sent to the L1D");
+  stats.add(pre + "busy_cycles", stats_.busy_cycles, "cycles with any resident thread block");
+}
+
+Sm::~Sm() = default;
+
+bool Sm::fits(const KernelInstance& k) const {
+  const TbNeeds& n = k.needs;
+  return tbs_used_ < p_.tb_slots && warps_used_ + n.warps <= p_.warp_slots &&
+         threads_used_ + n.threads <= p_.max_threads && regs_.fits(n.registers) &&
+         smem_.fits(n.shared_bytes);
+}
+
+uint32_t Sm::resident_tbs(uint32_t kernel_id) const {
+  uint32_t n = 0;
+  for (const TbSlot& t : tbs_) n += t.used && t.kernel->id == kernel_id;
+  return n;
+}
+
+void Sm::account_residency(Cycle now) {
+  if (now <= residency_since_) return;
+  Cycle span = now - residency_since_;
+  if (tbs_used_ > 0) stats_.busy_cycles.add(span);
+  for (size_t k = 0; k < resident_warps_by_key_.size(); ++k) {
+    if (resident_warps_by_key_[k] == 0) continue;
+    stats_.active_cycles[StatKey(k)].add(span);
+    stats_.resident_warp_cycles[StatKey(k)].add(span * resident_warps_by_key_[k]);
+  }
+  residency_since_ = now;
+}
+
+void Sm::start_tb(KernelInstance& k, uint64_t tb_index) {
+  Cycle now = engine().wake_cycle(domain());
+  account_residency(now);
+  uint16_t ti = 0;
+  while (tbs_[ti].used) ++ti;
+  TbSlot& t = tbs_[ti];
+  t.used = true;
+  t.kernel = &k;
+  t.regs = *regs_.allocate(k.needs.registers);
+  t.smem = *smem_.allocate(k.needs.shared_bytes);
+  t.tb = std::make_unique<exec::ThreadBlock>(k.grid, k.grid.tb_coords(tb_index), id_);
+  t.warps.clear();
+  t.at_barrier = 0;
+  ++tbs_used_;
+  threads_used_ += k.needs.threads;
+  if (resident_warps_by_key_.size() <= k.key) resident_warps_by_key_.resize(size_t(k.key) + 1, 0);
+
+  std::vector<exec::Warp>& ws = t.tb->warps();
+  t.unretired = uint32_t(ws.size());
+  for (exec::Warp& xw : ws) {
+    // Spread the TB's warps over the sub-cores: lowest free slot of the least loaded one.
+    size_t best = free_warps_.size();
+    for (size_t i = free_warps_.size(); i-- > 0;) {
+      uint16_t s = free_warps_[i];
+      if (best == free_warps_.size() ||
+          sub_cores_[s % p_.sub_cores].warps.size() < sub_cores_[free_warps_[best] % p_.sub_cores].warps.size())
+        best = i;
+    }
+    uint16_t slot = free_warps_[best];
+    free_warps_.erase(free_warps_.begin() + ptrdiff_t(best));
+    WarpSlot& w = warps_[slot];
+    w.warp = &xw;
+    w.kernel = &k;
+    w.tb = ti;
+    w.sub_core = uint8_t(slot % p_.sub_cores);
+    w.block = Block::None;
+    w.age = next_age_++;
+    w.fetch_ready = now + p_.fetch_latency;
+    w.pending_stores = 0;
+    w.mem_ops_used = 0;
+    const ptx::Function& fn = k.grid.function();
+    w.reg_ready.assign(fn.num_regs, 0);
+    w.pred_ready.assign(fn.num_preds, 0);
+    xw.set_record_memory(true);
+    t.warps.push_back(slot);
+    sub_cores_[w.sub_core].warps.push_back(slot);
+    ++warps_used_;
+    ++resident_warps_by_key_[k.key];
+    compute_ready(w, now);
+  }
+  wake();
+}
+
+Cycle& Sm::scoreboard_slot(WarpSlot& w, RegRef r) {
+  // Callee frames place their registers after the caller's: grown on demand.
+  const exec::Frame& f = w.warp->frame();
+  std::vector<Cycle>& v = r.pred ? w.pred_ready : w.reg_ready;
+  size_t abs = size_t(r.pred ? f.pred_base : f.reg_base) + r.index;
+  if (abs >= v.size()) v.resize(abs + 1, 0);
+  return v[abs];
+}
+
+void Sm::compute_ready(WarpSlot& w, Cycle) {
+  if (w.block != Block::None) {
+    w.ready_at = kNever;
+    w.waits_memory = false;
+    return;
+  }
+  const InstTiming& t = w.kernel->timing->at(w.warp->function(), w.warp->pc());
+  w.next = &t;
+  Cycle r = w.fetch_ready;
+  bool mem = false;
+  for (RegRef reg : w.kernel->timing->sources(t)) {
+    Cycle c = scoreboard_slot(w, reg);
+    mem |= c == kNever;
+    r = std::max(r, c);
+  }
+  for (RegRef reg : w.kernel->timing->destinations(t)) {
+    Cycle c = scoreboard_slot(w, reg);
+    mem |= c == kNever;
+    r = std::max(r, c);
+  }
+  w.ready_at = r;
+  w.waits_memory = mem;
+}
+
+bool Sm::lsu_has_room(Cycle now) const {
+  // Shared-memory accesses queue behind the banks; bound the backlog.
+  return lsu_count_ < lsu_.size() && smem_free_ <= now + 4 * kSharedBanks;
+}
+
+IssueOutcome Sm::schedule(SubCore& sc, Cycle now, Cycle& next) {
+  if (sc.warps.empty()) {
+    sc.last_key = kNoKey;
+    return IssueOutcome::Idle;
+  }
+  sc.views.clear();
+  bool any_ready = false;
+  IssueOutcome stall = IssueOutcome::Idle;
+  StatKey stall_key = kNoKey;
+  for (uint16_t slot : sc.warps) {
+    WarpSlot& w = warps_[slot];
+    WarpView v{slot, w.kernel->id, w.kernel->app, w.age, false, false};
+    IssueOutcome why;
+    if (w.block == Block::Barrier) {
+      why = IssueOutcome::Barrier;
+      v.long_wait = true;
+    } else if (w.block == Block::Fence) {
+      why = IssueOutcome::Memory;
+      v.long_wait = true;
+    } else if (w.ready_at > now) {
+      if (w.ready_at == kNever) {
+        why = IssueOutcome::Scoreboard;
+        v.long_wait = w.waits_memory;
+      } else {
+        why = now < w.fetch_ready ? IssueOutcome::Fetch : IssueOutcome::Scoreboard;
+        next = std::min(next, w.ready_at);
+      }
+    } else {
+      const InstTiming& t = *w.next;
+      Cycle unit = sc.unit_free[unsigned(t.unit)];
+      if (unit > now) {
+        why = IssueOutcome::Pipe;
+        next = std::min(next, unit);
+      } else if (t.kind == InstKind::Memory &&
+                 (!lsu_has_room(now) || w.mem_ops_used == (1ull << w.mem_ops.size()) - 1)) {
+        why = IssueOutcome::Memory;
+        if (lsu_count_ < lsu_.size()) next = std::min(next, now + 1);  // shared backlog drains by time
+      } else {
+        v.ready = true;
+        any_ready = true;
+        why = IssueOutcome::Issued;
+      }
+    }
+    if (rank(why) > rank(stall) && why != IssueOutcome::Issued) {
+      stall = why;
+      stall_key = w.kernel->key;
+    }
+    sc.views.push_back(v);
+  }
+  if (any_ready) {
+    int pick = sc.scheduler->pick(sc.views);
+    next = std::min(next, now + 1);
+    if (pick >= 0) {
+      uint16_t slot = sc.views[size_t(pick)].slot;
+      WarpSlot& w = warps_[slot];
+      sc.last_key = w.kernel->key;
+      issue(w, slot, now);
+      return IssueOutcome::Issued;
+    }
+    sc.last_key = stall_key;
+    return IssueOutcome::Throttled;
+  }
+  sc.last_key = stall_key;
+  return stall;
+}
+
+void Sm::issue(WarpSlot& w, uint16_t slot, Cycle now) {
+  exec::Warp& xw = *w.warp;
+  const InstTiming& t = *w.next;
+  SubCore& sc = sub_cores_[w.sub_core];
+  sc.unit_free[unsigned(t.unit)] = now + t.interval;
+  StatKey key = w.kernel->key;
+  stats_.warp_insts[key].add();
+  stats_.thread_insts[key].add(uint64_t(std::popcount(xw.active_mask())));
+  uint32_t old_pc = xw.pc(), old_fn = xw.function();
+  size_t old_depth = xw.frame().reg_base;
+
+  if (t.kind == InstKind::Memory) {
+    issue_memory(w, slot, t, now);
+  } else {
+    // Destinations are named in the issuing frame: mark them before a call or
+    // return changes it.
+    for (RegRef d : w.kernel->timing->destinations(t)) scoreboard_slot(w, d) = now + t.latency;
+    xw.step();
+  }
+  engine().note_progress();
+
+  bool sequential = xw.state() != exec::WarpState::Exited && xw.function() == old_fn &&
+                    xw.pc() == old_pc + 1 && xw.frame().reg_base == old_depth;
+  w.fetch_ready = now + 1 + (sequential ? 0 : p_.fetch_latency);
+  if (t.kind == InstKind::Fence && w.pending_stores > 0) w.block = Block::Fence;
+  if (t.kind == InstKind::Barrier || t.kind == InstKind::Control) after_barrier_or_exit(w, now);
+  if (xw.state() == exec::WarpState::Exited) {
+    w.block = Block::Exited;
+    std::erase(sc.warps, slot);
+    try_retire(slot);
+    return;
+  }
+  compute_ready(w, now);
+}
+
+void Sm::after_barrier_or_exit(WarpSlot& w, Cycle now) {
+  TbSlot& t = tbs_[w.tb];
+  if (w.warp->state() == exec::WarpState::AtBarrier && w.block != Block::Barrier) {
+    w.block = Block::Barrier;
+    ++t.at_barrier;
+  }
+  if (t.at_barrier == 0) return;
+  uint32_t live = 0;
+  for (uint16_t s : t.warps) {
+    WarpSlot& o = warps_[s];
+    if (o.warp->state() != exec::WarpState::Exited) ++live;
+    if (o.block == Block::Barrier && o.warp->state() == exec::WarpState::Ready) {
+      o.block = Block::None;
+      --t.at_barrier;
+      o.fetch_ready = std::max(o.fetch_ready, now + 1);
+      compute_ready(o, now);
+    }
+  }
+  if (t.at_barrier > 0 && t.at_barrier == live)
+    w.warp->fault("barrier deadlock: no warp of the TB can make progress (" + t.tb->describe_waits() + ")",
+                  {});
+}
+
+void Sm::try_retire(uint16_t slot) {
+  WarpSlot& w = warps_[slot];
+  if (w.block != Block::Exited || w.mem_ops_used != 0 || w.pending_stores != 0) return;
+  account_residency(engine().wake_cycle(domain()));
+  TbSlot& t = tbs_[w.tb];
+  --resident_warps_by_key_[w.kernel->key];
+  --warps_used_;
+  w.warp = nullptr;
+  free_warps_.push_back(slot);
+  if (--t.unretired == 0) finish_tb(w.tb);
+}
+
+void Sm::finish_tb(uint16_t ti) {
+  TbSlot& t = tbs_[ti];
+  KernelInstance& k = *t.kernel;
+  regs_.release(t.regs);
+  smem_.release(t.smem);
+  --tbs_used_;
+  threads_used_ -= k.needs.threads;
+  stats_.tbs_done[k.key].add();
+  t.tb.reset();
+  t.used = false;
+  t.kernel = nullptr;
+  listener_.tb_done(id_, k);
+}
+
+Cycle Sm::tick(Cycle now) {
+  // Cycles slept since the last tick stalled for the reason found then.
+  if (now > accounted_ && tbs_used_ > 0)
+    for (SubCore& sc : sub_cores_)
+      if (sc.last != IssueOutcome::Issued) stats_.issue[unsigned(sc.last)][sc.last_key].add(now - accounted_);
+  accounted_ = now + 1;
+
+  lsu_send();
+  Cycle next = lsu_count_ ? now + 1 : kNever;
+  for (SubCore& sc : sub_cores_) {
+    sc.last = schedule(sc, now, next);
+    if (tbs_used_ > 0 || sc.last == IssueOutcome::Issued) stats_.issue[unsigned(sc.last)][sc.last_key].add();
+  }
+  return next;
+}
+
+std::string Sm::describe_wait() const {
+  if (tbs_used_ == 0 && lsu_count_ == 0) return "";
+  std::string s = fmt::format("{} TBs, {} warps, LSU queue {}", tbs_used_, warps_used_, lsu_count_);
+  for (size_t i = 0; i < warps_.size(); ++i) {
+    const WarpSlot& w = warps_[i];
+    if (!w.warp) continue;
+    const char* what = "ready";
+    switch (w.block) {
+      case Block::Barrier: what = "at barrier"; break;
+      case Block::Fence: what = "fence: waits for its stores"; break;
+      case Block::Exited: what = "exited: waits for its memory accesses"; break;
+      case Block::None:
+        what = w.ready_at == kNever ? "scoreboard: waits for a load" : "ready or waiting for a result";
+        break;
+    }
+    auto c = tbs_[w.tb].tb->ctaid();
+    s += fmt::format("\n    warp slot {} ({} TB ({},{},{}) warp {}): pc {} {}; {} memory ops, {} stores pending",
+                     i, w.kernel->label, c[0], c[1], c[2], w.warp->index(), w.warp->pc(), what,
+                     std::popcount(w.mem_ops_used), w.pending_stores);
+  }
+  return s;
+}
+
+}  // namespace gpumux::sm

@@ -1,0 +1,198 @@
+// One streaming multiprocessor, cycle by cycle in the core clock domain.
+//
+// TBs of any number of kernels (and applications) are resident at once, each
+// holding a contiguous range of registers and shared memory (RangeAllocator),
+// warp slots, a TB slot and threads. Warps are split over sub-cores (slot mod
+// sub_cores); each sub-core has one warp scheduler (warp_scheduler/) and its
+// own functional units, each with an initiation interval. Instructions run
+// functionally at issue (exec::Warp::step); the scoreboard then holds their
+// destination registers until the result latency passes or the memory
+// response arrives. The load/store unit (sm_lsu.cpp) models shared memory
+// banks, the constant cache, and global/local accesses through the coalescer,
+// the L1D and the memory system.
+//
+// The SM ticks only while some warp can issue or the LSU has requests to
+// send; otherwise it sleeps until the next scoreboard release or until a
+// memory response wakes it. Cycles slept are charged to the stall reason
+// found at the last tick, so the statistics are those of a per-cycle model.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpumux/core/engine.h"
+#include "gpumux/core/sm_params.h"
+#include "gpumux/core/stats.h"
+#include "gpumux/exec/thread_block.h"
+#include "gpumux/mem/coalescer.h"
+#include "gpumux/mem/memory_system.h"
+#include "gpumux/sm/inst_timing.h"
+#include "gpumux/sm/kernel_instance.h"
+#include "gpumux/sm/range_allocator.h"
+#include "gpumux/sm/warp_scheduler/warp_scheduler.h"
+
+namespace gpumux::sm {
+
+// Why a scheduler issued nothing in a cycle (or Issued).
+enum class IssueOutcome : uint8_t {
+  Issued,
+  Idle,        // no resident warp can ever issue (none, or all exited)
+  Fetch,       // the next instruction is not in the instruction buffer yet
+  Scoreboard,  // operands not ready (ALU result or memory load pending)
+  Pipe,        // the functional unit is busy (initiation interval)
+  Memory,      // the load/store unit is full, or the warp waits for its stores (fence)
+  Barrier,     // warps wait at a barrier
+  Throttled,   // ready warps, but the policy chose none
+};
+inline constexpr unsigned kNumOutcomes = 8;
+const char* outcome_name(IssueOutcome o);
+
+// Told when a TB finishes (all warps exited, all their memory accesses done).
+class TbDoneListener {
+ public:
+  virtual ~TbDoneListener() = default;
+  virtual void tb_done(uint32_t sm, KernelInstance& kernel) = 0;
+};
+
+struct SmStats {
+  KeyedCounter warp_insts, thread_insts;
+  std::array<KeyedCounter, kNumOutcomes> issue;  // per scheduler cycle
+  KeyedCounter active_cycles;        // cycles the key has resident warps here
+  KeyedCounter resident_warp_cycles;  // sum over cycles of resident warps (occupancy)
+  KeyedCounter tbs_done;
+  KeyedCounter shared_accesses, shared_conflict_cycles;  // extra cycles from bank conflicts
+  KeyedCounter const_accesses;
+  KeyedCounter global_lines, local_lines;
+  Counter busy_cycles;  // cycles with any resident TB
+};
+
+class Sm : public Component, public mem::MemSink {
+ public:
+  Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::MemorySystem& memory,
+     StatRegistry& stats, TbDoneListener& listener);
+  ~Sm() override;
+
+  uint32_t id() const { return id_; }
+  const SmParams& params() const { return p_; }
+  // Whether one more TB of `k` fits now (warps, TB slot, threads, registers, shared memory).
+  bool fits(const KernelInstance& k) const;
+  // Starts TB `tb_index` (linear) of `k`; fits(k) must hold.
+  void start_tb(KernelInstance& k, uint64_t tb_index);
+  uint32_t resident_tbs() const { return tbs_used_; }
+  uint32_t resident_tbs(uint32_t kernel_id) const;
+  const SmStats& stats() const { return stats_; }
+  const RangeAllocator& register_file() const { return regs_; }
+  const RangeAllocator& shared_memory() const { return smem_; }
+
+  Cycle tick(Cycle now) override;
+  std::string describe_wait() const override;
+
+  // Responses from the L1D.
+  bool can_accept(const mem::MemRequest&) const override { return true; }
+  void accept(const mem::MemRequest& r) override;
+
+ private:
+  enum class Block : uint8_t { None, Barrier, Fence, Exited };
+
+  // An outstanding global/local memory instruction of a warp.
+  struct MemOp {
+    uint16_t lines_left = 0;
+    uint8_t num_regs = 0;
+    bool is_store = false;
+    std::array<uint32_t, 4> regs{};  // absolute scoreboard slots (kPredBit for predicates)
+  };
+
+  struct WarpSlot {
+    exec::Warp* warp = nullptr;
+    KernelInstance* kernel = nullptr;
+    uint16_t tb = 0;
+    uint8_t sub_core = 0;
+    Block block = Block::None;
+    uint64_t age = 0;
+    Cycle fetch_ready = 0;  // next instruction in the instruction buffer
+    Cycle ready_at = 0;     // operands and instruction ready (kNever: waits for an event)
+    bool waits_memory = false;  // ready_at is kNever because of a pending load
+    const InstTiming* next = nullptr;
+    uint32_t pending_stores = 0;  // instructions whose write acknowledgements are missing
+    uint32_t mem_ops_used = 0;    // bit per MemOp entry in use
+    std::vector<Cycle> reg_ready, pred_ready;  // scoreboard: by frame base + index
+    std::vector<MemOp> mem_ops;
+  };
+
+  struct TbSlot {
+    std::unique_ptr<exec::ThreadBlock> tb;
+    KernelInstance* kernel = nullptr;
+    Range regs, smem;
+    std::vector<uint16_t> warps;  // warp slots
+    uint32_t unretired = 0;       // warps not yet exited with all accesses done
+    uint32_t at_barrier = 0;
+    bool used = false;
+  };
+
+  struct SubCore {
+    std::unique_ptr<WarpScheduler> scheduler;
+    std::vector<uint16_t> warps;     // resident warp slots, oldest first
+    std::vector<WarpView> views;     // scratch for the scheduler, never reallocated
+    std::array<Cycle, kNumUnits> unit_free{};
+    IssueOutcome last = IssueOutcome::Idle;
+    StatKey last_key = kNoKey;
+  };
+
+  // A global/local/atomic instruction waiting in the LSU to send its lines.
+  struct LsuEntry {
+    uint16_t warp = 0;
+    uint8_t op_index = 0;
+    mem::MemOp op = mem::MemOp::Read;
+    uint32_t bytes = 0;
+    unsigned next_line = 0;
+    mem::CoalescedAccesses lines;
+  };
+
+  static constexpr uint32_t kPredBit = 0x8000'0000u;
+
+  // Issue.
+  void compute_ready(WarpSlot& w, Cycle now);
+  bool lsu_has_room(Cycle now) const;
+  IssueOutcome schedule(SubCore& sc, Cycle now, Cycle& next);
+  void issue(WarpSlot& w, uint16_t slot, Cycle now);
+  void after_barrier_or_exit(WarpSlot& w, Cycle now);
+  Cycle& scoreboard_slot(WarpSlot& w, RegRef r);
+  void try_retire(uint16_t slot);
+  void finish_tb(uint16_t tb);
+  void account_until(Cycle now);
+  void account_residency(Cycle now);
+
+  // Load/store unit (sm_lsu.cpp).
+  void issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now);
+  void lsu_send();
+  uint64_t local_address(uint16_t slot, uint64_t offset, unsigned lane, uint32_t bytes) const;
+
+  uint32_t id_;
+  SmParams p_;
+  mem::MemorySystem& memory_;
+  TbDoneListener& listener_;
+  SmStats stats_;
+
+  RangeAllocator regs_, smem_;
+  uint32_t tbs_used_ = 0, warps_used_ = 0, threads_used_ = 0;
+  std::vector<WarpSlot> warps_;
+  std::vector<uint16_t> free_warps_;
+  std::vector<TbSlot> tbs_;
+  std::vector<SubCore> sub_cores_;
+  uint64_t next_age_ = 0;
+
+  // LSU.
+  std::vector<LsuEntry> lsu_;  // ring buffer
+  size_t lsu_head_ = 0, lsu_count_ = 0;
+  Cycle smem_free_ = 0;  // shared-memory banks busy until
+
+  // Accounting of slept cycles.
+  Cycle accounted_ = 0;   // cycles before this one are accounted
+  Cycle residency_since_ = 0;
+  std::vector<uint32_t> resident_warps_by_key_;
+};
+
+}  // namespace gpumux::sm

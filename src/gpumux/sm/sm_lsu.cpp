@@ -1,0 +1,169 @@
+// The SM's load/store unit: shared memory (banks), constant/parameter cache,
+// and global/local accesses through the coalescer, the L1D and below.
+#include <algorithm>
+#include <bit>
+
+#include "gpumux/exec/address_space.h"
+#include "gpumux/sm/shared_memory.h"
+#include "gpumux/sm/sm.h"
+
+namespace gpumux::sm {
+
+namespace {
+
+// Local memory of warp slots lives in a device-address region of its own,
+// interleaved by lane like hardware does so that a warp's accesses coalesce.
+constexpr uint64_t kLocalBase = 0x0000'7c00'0000'0000ull;
+constexpr unsigned kLocalSlotShift = 28;  // 256 MB per warp slot: 512 KB per thread x 32 lanes
+
+uint32_t distinct_addresses(const exec::MemAccess& a) {
+  std::array<uint64_t, 32> v;
+  unsigned n = 0;
+  for (uint32_t m = a.mask; m; m &= m - 1) v[n++] = a.addr[unsigned(std::countr_zero(m))];
+  std::sort(v.begin(), v.begin() + n);
+  return uint32_t(std::unique(v.begin(), v.begin() + n) - v.begin());
+}
+
+// Lines touched by accesses of up to 32 B per lane (coalesce() takes up to 16 B).
+void coalesce_wide(const std::array<uint64_t, 32>& addr, uint32_t mask, uint32_t bytes, mem::CoalescedAccesses& out) {
+  if (bytes <= 16) {
+    out = mem::coalesce(addr, mask, bytes);
+    return;
+  }
+  out = mem::coalesce(addr, mask, 16);
+  std::array<uint64_t, 32> hi;
+  for (unsigned l = 0; l < 32; ++l) hi[l] = addr[l] + 16;
+  mem::CoalescedAccesses second = mem::coalesce(hi, mask, std::min<uint32_t>(bytes - 16, 16));
+  for (const mem::LineAccess& la : second) {
+    auto it = std::find_if(out.lines.begin(), out.lines.begin() + out.count,
+                           [&](const mem::LineAccess& x) { return x.line == la.line; });
+    if (it != out.lines.begin() + out.count) {
+      it->sectors |= la.sectors;
+      it->lanes |= la.lanes;
+    } else if (out.count < out.lines.size()) {
+      out.lines[out.count++] = la;
+    }
+  }
+}
+
+}  // namespace
+
+uint64_t Sm::local_address(uint16_t slot, uint64_t offset, unsigned lane, uint32_t bytes) const {
+  uint64_t b = std::max<uint32_t>(bytes, 1);
+  uint64_t region = kLocalBase + (uint64_t(id_ * p_.warp_slots + slot) << kLocalSlotShift);
+  return region + (offset / b) * 32 * b + lane * b + offset % b;
+}
+
+void Sm::issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now) {
+  exec::Warp& xw = *w.warp;
+  xw.step();
+  const exec::MemAccess& a = xw.last_access();
+  auto dsts = w.kernel->timing->destinations(t);
+  StatKey key = w.kernel->key;
+  if (a.mask == 0) {  // every lane predicated off (or a prefetch): nothing to access
+    for (RegRef d : dsts) scoreboard_slot(w, d) = now + 1;
+    return;
+  }
+  switch (a.space) {
+    case ptx::Space::Shared: {
+      uint32_t degree = bank_conflict_degree(a.addr, a.mask, a.bytes);
+      Cycle start = std::max(now, smem_free_);
+      smem_free_ = start + degree;
+      stats_.shared_accesses[key].add();
+      stats_.shared_conflict_cycles[key].add(degree - 1);
+      for (RegRef d : dsts) scoreboard_slot(w, d) = start + p_.latency.shared_mem + degree - 1;
+      return;
+    }
+    case ptx::Space::Const:
+    case ptx::Space::Param: {
+      // The constant cache serves one distinct address per cycle.
+      stats_.const_accesses[key].add();
+      Cycle done = now + p_.latency.constant + distinct_addresses(a) - 1;
+      for (RegRef d : dsts) scoreboard_slot(w, d) = done;
+      return;
+    }
+    default:
+      break;
+  }
+  // Global or local: one entry per instruction until every line is answered.
+  unsigned op_index = unsigned(std::countr_one(w.mem_ops_used));
+  w.mem_ops_used |= 1u << op_index;
+  MemOp& op = w.mem_ops[op_index];
+  op.is_store = a.is_store;
+  op.num_regs = 0;
+  for (RegRef d : dsts) {
+    if (op.num_regs == op.regs.size()) break;
+    scoreboard_slot(w, d) = kNever;
+    const exec::Frame& f = xw.frame();
+    op.regs[op.num_regs++] = d.pred ? (f.pred_base + d.index) | kPredBit : f.reg_base + d.index;
+  }
+  if (a.is_store) ++w.pending_stores;
+
+  LsuEntry& e = lsu_[(lsu_head_ + lsu_count_) % lsu_.size()];
+  ++lsu_count_;
+  e.warp = slot;
+  e.op_index = uint8_t(op_index);
+  e.op = a.is_atomic ? mem::MemOp::Atomic : a.is_store ? mem::MemOp::Write : mem::MemOp::Read;
+  e.bytes = a.bytes;
+  e.next_line = 0;
+  if (a.space == ptx::Space::Local) {
+    std::array<uint64_t, 32> addr{};
+    for (uint32_t m = a.mask; m; m &= m - 1) {
+      unsigned lane = unsigned(std::countr_zero(m));
+      uint64_t off = a.addr[lane] >= exec::kLocalWindow ? a.addr[lane] - exec::kLocalWindow : a.addr[lane];
+      addr[lane] = local_address(slot, off, lane, a.bytes);
+    }
+    coalesce_wide(addr, a.mask, a.bytes, e.lines);
+    stats_.local_lines[key].add(e.lines.count);
+  } else {
+    coalesce_wide(a.addr, a.mask, a.bytes, e.lines);
+    stats_.global_lines[key].add(e.lines.count);
+  }
+  op.lines_left = uint16_t(e.lines.count);
+}
+
+void Sm::lsu_send() {
+  if (lsu_count_ == 0 || !memory_.can_accept(id_)) return;
+  LsuEntry& e = lsu_[lsu_head_];
+  const WarpSlot& w = warps_[e.warp];
+  const mem::LineAccess& la = e.lines.lines[e.next_line];
+  mem::MemRequest r;
+  r.addr = la.line;
+  r.sectors = la.sectors;
+  r.op = e.op;
+  r.size = uint16_t(std::min<uint32_t>(e.bytes * uint32_t(std::popcount(la.lanes)), mem::kLineBytes));
+  r.sm = uint16_t(id_);
+  r.warp = e.warp;
+  r.app = uint16_t(w.kernel->app);
+  r.kernel = uint16_t(w.kernel->id);
+  r.key = w.kernel->key;
+  r.token = (uint64_t(e.warp) << 8) | e.op_index;
+  memory_.send(r);
+  if (++e.next_line == e.lines.count) {
+    lsu_head_ = (lsu_head_ + 1) % lsu_.size();
+    --lsu_count_;
+  }
+}
+
+void Sm::accept(const mem::MemRequest& r) {
+  uint16_t slot = uint16_t(r.token >> 8);
+  unsigned op_index = unsigned(r.token & 0xff);
+  WarpSlot& w = warps_[slot];
+  MemOp& op = w.mem_ops[op_index];
+  engine().note_progress();
+  if (--op.lines_left > 0) return;
+  Cycle arrival = engine().wake_cycle(domain());
+  for (unsigned i = 0; i < op.num_regs; ++i) {
+    uint32_t x = op.regs[i];
+    std::vector<Cycle>& v = (x & kPredBit) ? w.pred_ready : w.reg_ready;
+    size_t abs = x & ~kPredBit;
+    if (abs < v.size()) v[abs] = arrival;
+  }
+  w.mem_ops_used &= ~(1u << op_index);
+  if (op.is_store && --w.pending_stores == 0 && w.block == Block::Fence) w.block = Block::None;
+  if (w.block == Block::None) compute_ready(w, arrival);
+  try_retire(slot);
+  wake();
+}
+
+}  // namespace gpumux::sm

@@ -1,0 +1,45 @@
+// The warp scheduler of one sub-core: each cycle it picks which of its warps
+// issues. A policy sees every resident warp of its sub-core with its kernel,
+// application, age and readiness, so kernel-aware policies (quotas, QoS
+// budgets) fit the same interface; returning no warp although some are ready
+// counts as a "throttled by policy" stall.
+//
+// Adding a policy: write warp_scheduler/<name>.cpp defining
+//   std::unique_ptr<WarpScheduler> make_<name>(const SmParams&)
+// and add one GPUMUX_WARP_SCHEDULER line to warp_scheduler/policies.inc.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpumux/core/sm_params.h"
+
+namespace gpumux::sm {
+
+struct WarpView {
+  uint16_t slot = 0;     // warp slot in the SM (stable while the warp lives)
+  uint32_t kernel = 0;   // launch id, unique in the run
+  uint32_t app = 0;
+  uint64_t age = 0;      // dispatch order: smaller is older
+  bool ready = false;    // can issue this cycle (operands, instruction, unit)
+  bool long_wait = false;  // waits for memory or a barrier (two-level demotes it)
+};
+
+class WarpScheduler {
+ public:
+  virtual ~WarpScheduler() = default;
+  // `warps` are the sub-core's resident warps, oldest first, at least one
+  // ready. Returns the index of a ready warp, or -1 to issue nothing.
+  virtual int pick(std::span<const WarpView> warps) = 0;
+};
+
+using WarpSchedulerFactory = std::unique_ptr<WarpScheduler> (*)(const SmParams&);
+
+// The policy registered under `name`; LoadError listing the known names if none.
+std::unique_ptr<WarpScheduler> make_warp_scheduler(const std::string& name, const SmParams& p);
+std::vector<std::string> warp_scheduler_names();
+
+}  // namespace gpumux::sm

@@ -1,0 +1,102 @@
+#include "gpumux/timing/timing_backend.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "gpumux/exec/loaded_module.h"
+
+namespace gpumux::timing {
+
+TimingBackend::TimingBackend(const GpuConfig& cfg, std::unique_ptr<frontend::SharingPolicy> policy)
+    : gpu_(cfg, std::move(policy)) {}
+
+TimingBackend::~TimingBackend() = default;
+
+const sm::ModuleTiming& TimingBackend::timing_of(const exec::LoadedModule& m) {
+  auto& t = timings_[&m];
+  if (!t) t = std::make_unique<sm::ModuleTiming>(m, gpu_.config().sm);
+  return *t;
+}
+
+namespace {
+
+uint32_t round_up(uint64_t v, uint32_t granularity) {
+  return uint32_t((v + granularity - 1) / granularity * granularity);
+}
+
+}  // namespace
+
+void TimingBackend::launch(Launch& l) {
+  const SmParams& sp = gpu_.config().sm;
+  const exec::LoadedModule& mod = l.kernel->module();
+  const std::string& name = l.kernel->name();
+  uint32_t app = l.ctx->id();
+  auto num = kernel_numbers_.try_emplace({app, name}, uint32_t(kernel_numbers_.size())).first->second;
+
+  auto k = std::make_unique<sm::KernelInstance>();
+  k->id = next_launch_++;
+  k->app = app;
+  k->label = l.ctx->name() + "." + name;
+  k->key = gpu_.keys().key(app, num, k->label);
+  exec::GridLaunch& g = k->grid;
+  g.module = &mod;
+  g.kernel = l.kernel->index();
+  g.grid = {l.grid.x, l.grid.y, l.grid.z};
+  g.block = {l.block.x, l.block.y, l.block.z};
+  g.dyn_smem = l.dyn_smem;
+  g.params = l.params;
+  g.mem = &l.ctx->memory();
+  g.grid_id = k->id + 1;
+  g.num_sms = gpu_.num_sms();
+  g.max_local_per_thread = l.ctx->device().limits().max_local_bytes_per_thread;
+  k->timing = &timing_of(mod);
+
+  const exec::KernelLayout& kl = mod.kernel(g.kernel);
+  sm::TbNeeds& n = k->needs;
+  n.warps = g.warps_per_tb();
+  n.threads = g.threads_per_tb();
+  // Register counts are estimates (ptx/resources.h): never let one alone
+  // keep a TB from fitting an empty SM.
+  n.registers = std::min(round_up(uint64_t(kl.resources.registers) * n.warps * 32, sp.register_granularity),
+                         sp.registers);
+  n.shared_bytes = round_up(kl.shared.dynamic_offset + g.dyn_smem, sp.shared_mem_granularity);
+  if (n.warps > sp.warp_slots || n.threads > sp.max_threads || n.shared_bytes > sp.shared_mem_bytes)
+    throw ApiError(fmt::format("launch of {}: a TB of {} threads and {} B shared memory never fits an SM of "
+                               "the {} config ({} threads, {} B shared memory)",
+                               name, n.threads, n.shared_bytes, gpu_.config().gpu.name, sp.max_threads,
+                               sp.shared_mem_bytes));
+  gpu_.dispatcher().enqueue(std::move(k), l.stream.id, name);
+}
+
+void TimingBackend::synchronize(runtime::Context& ctx) {
+  uint32_t app = ctx.id();
+  gpu_.run_until([&] { return gpu_.dispatcher().app_idle(app); });
+}
+
+Cycle TimingBackend::busy_cycles() const {
+  const auto& ks = kernels();
+  if (ks.empty()) return 0;
+  Cycle first = kNever, last = 0;
+  for (const auto& k : ks) {
+    first = std::min(first, k.activated);
+    last = std::max(last, k.finished);
+  }
+  return last - first;
+}
+
+runtime::DeviceLimits limits_for(const GpuConfig& cfg) {
+  runtime::DeviceLimits l;
+  l.num_sms = cfg.gpu.num_sms;
+  l.max_smem_per_block = std::min<uint64_t>(l.max_smem_per_block, cfg.sm.shared_mem_bytes);
+  l.max_threads_per_block = std::min<uint32_t>(l.max_threads_per_block, cfg.sm.max_threads);
+  return l;
+}
+
+std::unique_ptr<runtime::Device> make_device(const GpuConfig& cfg) {
+  return std::make_unique<runtime::Device>(limits_for(cfg), std::make_unique<TimingBackend>(cfg));
+}
+
+TimingBackend& backend_of(runtime::Device& dev) { return dynamic_cast<TimingBackend&>(dev.backend()); }
+
+}  // namespace gpumux::timing
