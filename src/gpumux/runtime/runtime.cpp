@@ -86,19 +86,22 @@ Context::~Context() = default;
 DevPtr Context::malloc(uint64_t bytes) { return mem_->allocate(bytes); }
 void Context::free(DevPtr p) { mem_->release(p); }
 
-void Context::memcpy_h2d(DevPtr dst, const void* src, uint64_t bytes, Stream) {
+void Context::memcpy_h2d(DevPtr dst, const void* src, uint64_t bytes, Stream s) {
+  stream_synchronize(s);  // default-stream semantics: earlier kernels finish first
   mem_->write(dst, src, bytes);
 }
 void Context::memcpy_d2h(void* dst, DevPtr src, uint64_t bytes, Stream s) {
   stream_synchronize(s);
   mem_->read(src, dst, bytes);
 }
-void Context::memcpy_d2d(DevPtr dst, DevPtr src, uint64_t bytes, Stream) {
+void Context::memcpy_d2d(DevPtr dst, DevPtr src, uint64_t bytes, Stream s) {
+  stream_synchronize(s);
   std::vector<uint8_t> tmp(bytes);
   mem_->read(src, tmp.data(), bytes);
   mem_->write(dst, tmp.data(), bytes);
 }
-void Context::memset(DevPtr dst, int value, uint64_t bytes, Stream) {
+void Context::memset(DevPtr dst, int value, uint64_t bytes, Stream s) {
+  stream_synchronize(s);
   mem_->fill(dst, uint8_t(value), bytes);
 }
 
