@@ -124,6 +124,7 @@ void Context::memcpy_to_symbol(const Module& m, const std::string& sym, const vo
   if (offset + bytes > m.symbol_size(sym))
     throw ApiError(fmt::format("copy of {} bytes at offset {} overruns symbol {} ({} bytes)", bytes,
                                offset, sym, m.symbol_size(sym)));
+  synchronize();  // like cudaMemcpyToSymbol: ordered after earlier launches
   mem_->write(m.symbol(sym) + offset, src, bytes);
 }
 
