@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include "ptx_test_util.h"
@@ -29,18 +30,41 @@ TEST(PtxCheck, ReportsKernelsParametersAndResources) {
 }
 
 TEST(PtxCheck, ListsDeviceFunctionsAndUnsupportedConstructs) {
+  std::ostringstream builtins;
+  EXPECT_TRUE(check_ptx_file(test::corpus_dir() + "/printf_assert.ptx", builtins));
+  EXPECT_NE(builtins.str().find("  external function vprintf (2 parameter(s), 1 return value(s))"),
+            std::string::npos)
+      << builtins.str();
+
   std::ostringstream out;
-  const std::string path = test::corpus_dir() + "/unsupported_printf.ptx";
+  const std::string path = test::corpus_dir() + "/unsupported_texture.ptx";
   EXPECT_FALSE(check_ptx_file(path, out));
   const std::string s = out.str();
-  EXPECT_NE(s.find("  external function vprintf (2 parameter(s), 1 return value(s))"), std::string::npos) << s;
-  EXPECT_NE(s.find(path + ":80: unsupported: call to external function vprintf (printf)\n"), std::string::npos)
-      << s;
+  EXPECT_NE(s.find(path + ":59: unsupported: tex.2d.v4.f32.f32 (texture)\n"), std::string::npos) << s;
 
   std::ostringstream dev;
   EXPECT_TRUE(check_ptx_file(test::corpus_dir() + "/device_funcs.ptx", dev));
   EXPECT_NE(dev.str().find("  device function _Z3fibj (1 parameter(s), 1 return value(s))"), std::string::npos);
   EXPECT_NE(dev.str().find("(recursive: more at run time)"), std::string::npos);
+}
+
+// The engine's report is appended, except for lines the parser already reported.
+TEST(PtxCheck, ReportsWhatTheEngineCannotRun) {
+  const std::string text = test::kernel_with(
+      "\tadd.s32 %r1, %r2, 1;\n\ttex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];\n\tret;");
+  const EngineCheck engine = [](Module&) {
+    return std::vector<Unsupported>{{15, "add: not this one"}, {16, "tex: reported by the parser"}};
+  };
+  std::ostringstream out;
+  EXPECT_FALSE(check_ptx_text(text, "e.ptx", out, engine));
+  const std::string s = out.str();
+  EXPECT_NE(s.find("e.ptx:15: unsupported instruction add: not this one\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("e.ptx:16: unsupported: tex.1d.v4.f32.s32 (texture)\n"), std::string::npos) << s;
+  EXPECT_EQ(s.find("reported by the parser"), std::string::npos) << s;
+
+  std::ostringstream clean;
+  EXPECT_TRUE(check_ptx_text(test::kernel_with("\tret;"), "ok.ptx", clean,
+                             [](Module&) { return std::vector<Unsupported>{}; }));
 }
 
 TEST(PtxCheck, PrintsErrorsInsteadOfThrowing) {
@@ -73,6 +97,27 @@ TEST(PtxCheck, CommandLineExitCode) {
   const std::string dir = test::corpus_dir();
   EXPECT_EQ(run_cli(dir + "/gemm_tiled.ptx " + dir + "/bfs.ptx"), 0);
   EXPECT_EQ(run_cli(dir + "/gemm_tiled.ptx " + dir + "/unsupported_texture.ptx"), 1);
+}
+
+// PTX that parses but that the engine cannot bind: the command reports each
+// such instruction and fails.
+TEST(PtxCheck, CommandLineReportsInstructionsTheEngineCannotBind) {
+  const std::string path = ::testing::TempDir() + "/unbindable.ptx";
+  std::ofstream(path) << test::kernel_with(
+      "\tshfl.sync.idx.b64 %rd1, %rd2, %r1, 31, -1;\n\tatom.global.inc.f32 %f1, [%rd1], %f2;\n\tret;");
+  EXPECT_TRUE(parse_ptx(test::read_file(path), path).unsupported.empty());
+  const std::string out_path = path + ".out";
+  const std::string cmd = std::string(GPUMUX_BINARY) + " ptx check " + path + " > " + out_path + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1);
+  const std::string s = test::read_file(out_path);
+  EXPECT_NE(s.find(path + ":15: unsupported instruction shfl: shfl is defined on 32-bit values only\n"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find(path + ":16: unsupported instruction atom: atomic operation not defined on "
+                          "floating-point types\n"),
+            std::string::npos)
+      << s;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpumux/cli/commands.h"
+#include "gpumux/exec/loaded_module.h"
 #include "gpumux/ptx/check.h"
 
 namespace gpumux::cli {
@@ -13,12 +14,14 @@ void add_ptx_commands(CLI::App& app) {
   CLI::App* ptx = app.add_subcommand("ptx", "Inspect PTX files");
   ptx->require_subcommand(1);
   CLI::App* check = ptx->add_subcommand(
-      "check", "List kernels, parameters, estimated resources and unsupported constructs");
+      "check",
+      "List kernels, parameters, estimated resources, and unsupported constructs and instructions");
   auto files = std::make_shared<std::vector<std::string>>();
   check->add_option("files", *files, "PTX files")->required()->check(CLI::ExistingFile);
   check->callback([files] {
     bool ok = true;
-    for (const std::string& f : *files) ok &= ptx::check_ptx_file(f, std::cout);
+    // Beyond what the parser rejects, report what the engine cannot bind.
+    for (const std::string& f : *files) ok &= ptx::check_ptx_file(f, std::cout, &exec::bind_instructions);
     if (!ok) exit_code() = 1;
   });
 }

@@ -7,6 +7,7 @@
 #include "gpumux/core/error.h"
 #include "gpumux/exec/address_space.h"
 #include "gpumux/exec/bind_tables.h"
+#include "gpumux/exec/builtins/registry.h"
 #include "gpumux/ptx/check.h"
 
 namespace gpumux::exec {
@@ -25,21 +26,52 @@ ptx::ExecHandler bind_one(const ptx::Instruction& in, std::string& why) {
   return nullptr;
 }
 
+// A call to an extern function runs the engine's built-in of that name.
+ptx::ExecHandler bind_extern_call(const ptx::Module& m, const ptx::Instruction& in,
+                                  std::string& why) {
+  const std::string& name = m.functions[in.ops[0].sym].name;
+  const Builtin* b = find_builtin(name);
+  if (!b) {
+    why = fmt::format("call to external function {}, which is not a built-in", name);
+    return nullptr;
+  }
+  if (in.call_args.size() != b->num_args || (!b->returns_value && !in.call_rets.empty())) {
+    why = fmt::format("call to built-in {} with {} argument(s) and {} return value(s), it takes {} "
+                      "and returns {}",
+                      name, in.call_args.size(), in.call_rets.size(), b->num_args,
+                      b->returns_value ? "a value" : "nothing");
+    return nullptr;
+  }
+  return b->handler;
+}
+
+bool is_extern_call(const ptx::Module& m, const ptx::Instruction& in) {
+  return in.op == ptx::Opcode::Call && in.ops[0].kind == ptx::OperandKind::Func &&
+         m.functions[in.ops[0].sym].is_extern;
+}
+
 }  // namespace
 
-void bind(ptx::Module& m) {
-  std::string errors;
-  unsigned count = 0;
+std::vector<ptx::Unsupported> bind_instructions(ptx::Module& m) {
+  std::vector<ptx::Unsupported> failed;
   for (ptx::Function& f : m.functions)
     for (ptx::Instruction& in : f.insts) {
       std::string why;
-      in.handler = bind_one(in, why);
-      if (!in.handler && count++ < 50)
-        errors += fmt::format("\n  {}:{}: unsupported instruction {}: {}", m.file, in.line,
-                              ptx::opcode_name(in.op), why);
+      in.handler = is_extern_call(m, in) ? bind_extern_call(m, in, why) : bind_one(in, why);
+      if (!in.handler)
+        failed.push_back({in.line, fmt::format("{}: {}", ptx::opcode_name(in.op), why)});
     }
-  if (count)
-    throw LoadError(fmt::format("{}: {} unsupported instruction(s):{}", m.file, count, errors));
+  return failed;
+}
+
+void bind(ptx::Module& m) {
+  const std::vector<ptx::Unsupported> failed = bind_instructions(m);
+  if (failed.empty()) return;
+  std::string errors;
+  for (size_t i = 0; i < failed.size() && i < 50; ++i)
+    errors += fmt::format("\n  {}: unsupported instruction {}", m.loc(failed[i].line).str(),
+                          failed[i].construct);
+  throw LoadError(fmt::format("{}: {} unsupported instruction(s):{}", m.file, failed.size(), errors));
 }
 
 LoadedModule::LoadedModule(std::string_view text, const std::string& name, AddressSpace& mem)

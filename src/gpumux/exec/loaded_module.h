@@ -68,5 +68,8 @@ class LoadedModule {
 // Binds every instruction of `m` to its handler; throws LoadError listing each
 // instruction the engine cannot execute (file:line and why).
 void bind(ptx::Module& m);
+// Binds what it can and returns each instruction the engine cannot execute
+// (line, "opcode: why"), in module order: `gpumux ptx check` reports them.
+std::vector<ptx::Unsupported> bind_instructions(ptx::Module& m);
 
 }  // namespace gpumux::exec

@@ -14,6 +14,7 @@
 namespace gpumux::exec {
 
 class AddressSpace;
+class BuiltinServices;
 class LoadedModule;
 
 using Dim = std::array<uint32_t, 3>;
@@ -26,6 +27,7 @@ struct GridLaunch {
   uint64_t dyn_smem = 0;
   std::vector<uint8_t> params;   // packed kernel parameter buffer
   AddressSpace* mem = nullptr;   // the application's address space
+  BuiltinServices* builtins = nullptr;  // its printf sink and device heap (exec/builtins)
   uint32_t grid_id = 0;          // %gridid
   uint32_t num_sms = 1;          // %nsmid
   uint64_t max_local_per_thread = 512 * 1024;

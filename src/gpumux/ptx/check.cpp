@@ -1,5 +1,6 @@
 #include "gpumux/ptx/check.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -19,7 +20,8 @@ Module load_ptx(std::string_view text, const std::string& file_name) {
   return m;
 }
 
-bool check_ptx_text(std::string_view text, const std::string& file_name, std::ostream& out) {
+bool check_ptx_text(std::string_view text, const std::string& file_name, std::ostream& out,
+                    const EngineCheck& engine) {
   Module m;
   try {
     m = parse_ptx(text, file_name);
@@ -53,10 +55,21 @@ bool check_ptx_text(std::string_view text, const std::string& file_name, std::os
   }
   for (const Unsupported& u : m.unsupported)
     fmt::print(out, "{}: unsupported: {}\n", m.loc(u.line).str(), u.construct);
-  return m.unsupported.empty();
+  size_t unbound = 0;
+  if (engine) {
+    // A line the parser already reported (an unsupported extern call) is not repeated.
+    for (const Unsupported& u : engine(m)) {
+      const bool reported = std::any_of(m.unsupported.begin(), m.unsupported.end(),
+                                        [&](const Unsupported& p) { return p.line == u.line; });
+      if (reported) continue;
+      fmt::print(out, "{}: unsupported instruction {}\n", m.loc(u.line).str(), u.construct);
+      ++unbound;
+    }
+  }
+  return m.unsupported.empty() && unbound == 0;
 }
 
-bool check_ptx_file(const std::string& path, std::ostream& out) {
+bool check_ptx_file(const std::string& path, std::ostream& out, const EngineCheck& engine) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     fmt::print(out, "{}: cannot read the file\n", path);
@@ -64,7 +77,7 @@ bool check_ptx_file(const std::string& path, std::ostream& out) {
   }
   std::ostringstream text;
   text << in.rdbuf();
-  return check_ptx_text(text.str(), path, out);
+  return check_ptx_text(text.str(), path, out, engine);
 }
 
 }  // namespace gpumux::ptx

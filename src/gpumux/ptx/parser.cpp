@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "gpumux/ptx/builtins.h"
 #include "gpumux/ptx/inst_info.h"
 #include "gpumux/ptx/lexer.h"
 #include "gpumux/ptx/literal.h"
@@ -1739,6 +1740,7 @@ class Parser {
           const Operand& o = in.ops[i];
           if (o.kind != OperandKind::Func || !mod_.functions[o.sym].is_extern) continue;
           const std::string& callee = mod_.functions[o.sym].name;
+          if (in.op == Opcode::Call && is_builtin_function(callee)) continue;  // the engine's own
           note_unsupported(in.line, in.op == Opcode::Call ? extern_call(callee)
                                                           : fmt::format("address of external function {}", callee));
         }

@@ -6,7 +6,8 @@
 // Errors: malformed PTX throws LoadError "file:line: message" naming the
 // offending token. Constructs gpumux does not model (textures, surfaces,
 // tensor-core ops, async copies, carry-flag arithmetic, calls to undefined
-// .extern functions such as vprintf/malloc, unknown opcodes or modifiers,
+// .extern functions other than the engine's built-ins (builtins.h: vprintf,
+// malloc, ...) such as dynamic parallelism, unknown opcodes or modifiers,
 // ...) are not errors: they are recorded in Module::unsupported (line and
 // construct, sorted by line) and the statement is skipped (an extern call is
 // kept in the IR); require_supported() then rejects the module.
@@ -62,7 +63,7 @@
 //    only checked for arity); call_rets/call_args are the parenthesised
 //    lists, usually Symbol operands of call-block .param variables
 //    (SymScope::Local). Calls to undefined .extern functions are kept and
-//    reported unsupported.
+//    reported unsupported unless the callee is a built-in (builtins.h).
 //  * Registers are numbered on first use, so num_regs counts registers that
 //    appear in instructions; a `{ }` scope's declarations are new registers.
 //    Labels are scoped the same way; in Function::labels a name already taken

@@ -14,6 +14,7 @@ void FunctionalBackend::launch(Launch& l) {
   g.dyn_smem = l.dyn_smem;
   g.params = std::move(l.params);
   g.mem = &l.ctx->memory();
+  g.builtins = &l.ctx->builtin_services();
   g.grid_id = next_grid_id_++;
   g.num_sms = num_sms_;
   g.max_local_per_thread = l.ctx->device().limits().max_local_bytes_per_thread;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/exec/address_space.h"
+#include "gpumux/exec/builtins/services.h"
 #include "gpumux/exec/loaded_module.h"
 #include "gpumux/runtime/functional_backend.h"
 
@@ -78,7 +79,11 @@ std::vector<uint8_t> pack_arguments(const ptx::Function& fn, const KernelArgs& a
 // ---- Context ----
 
 Context::Context(Device& dev, uint32_t id, std::string name)
-    : dev_(dev), id_(id), name_(std::move(name)), mem_(std::make_unique<exec::AddressSpace>()) {
+    : dev_(dev),
+      id_(id),
+      name_(std::move(name)),
+      mem_(std::make_unique<exec::AddressSpace>()),
+      builtins_(std::make_unique<exec::BuiltinServices>()) {
   event_times_.push_back(0.0);  // event 0 is unused
 }
 Context::~Context() = default;
@@ -103,6 +108,11 @@ void Context::memcpy_d2d(DevPtr dst, DevPtr src, uint64_t bytes, Stream s) {
 void Context::memset(DevPtr dst, int value, uint64_t bytes, Stream s) {
   stream_synchronize(s);
   mem_->fill(dst, uint8_t(value), bytes);
+}
+
+void Context::set_device_heap_limit(uint64_t bytes) { builtins_->heap_limit = bytes; }
+void Context::set_printf_sink(std::function<void(std::string_view)> sink) {
+  builtins_->printf_sink = std::move(sink);
 }
 
 Module& Context::load_module_file(const std::string& path) {

@@ -14,8 +14,10 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -28,6 +30,7 @@ struct Function;
 
 namespace gpumux::exec {
 class AddressSpace;
+class BuiltinServices;
 class LoadedModule;
 }  // namespace gpumux::exec
 
@@ -131,6 +134,12 @@ class Context {
   void memcpy_d2h(void* dst, DevPtr src, uint64_t bytes, Stream s = {});
   void memcpy_d2d(DevPtr dst, DevPtr src, uint64_t bytes, Stream s = {});
   void memset(DevPtr dst, int value, uint64_t bytes, Stream s = {});
+  // Device malloc/free and printf: the heap limit (cudaLimitMallocHeapSize,
+  // default 8 MB; device malloc returns 0 beyond it) and where device printf
+  // output goes (default: standard output), one call per thread's printf.
+  void set_device_heap_limit(uint64_t bytes);
+  void set_printf_sink(std::function<void(std::string_view)> sink);
+  exec::BuiltinServices& builtin_services() { return *builtins_; }
   template <class T>
   DevPtr malloc_copy(const std::vector<T>& v) {
     DevPtr p = malloc(v.size() * sizeof(T));
@@ -182,6 +191,7 @@ class Context {
   uint32_t id_;
   std::string name_;
   std::unique_ptr<exec::AddressSpace> mem_;
+  std::unique_ptr<exec::BuiltinServices> builtins_;
   std::vector<std::unique_ptr<Module>> modules_;
   uint32_t next_stream_ = 1, next_event_ = 1;
   std::vector<double> event_times_;

@@ -1,4 +1,4 @@
-// Deliberately unsupported: device printf (vprintf) and assert (__assertfail).
+// Device printf (vprintf) and assert (__assertfail): engine built-ins.
 #include <cassert>
 #include <cstdio>
 

@@ -1,0 +1,13 @@
+// Internal to exec/builtins/: one handler per built-in, each in its own file.
+#pragma once
+
+#include "gpumux/exec/step_context.h"
+
+namespace gpumux::exec {
+
+void vprintf_builtin(StepContext& c, const ptx::Instruction& in);
+void assertfail_builtin(StepContext& c, const ptx::Instruction& in);
+void malloc_builtin(StepContext& c, const ptx::Instruction& in);
+void free_builtin(StepContext& c, const ptx::Instruction& in);
+
+}  // namespace gpumux::exec

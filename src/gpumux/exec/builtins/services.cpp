@@ -1,0 +1,39 @@
+#include "gpumux/exec/builtins/services.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "gpumux/exec/address_space.h"
+
+namespace gpumux::exec {
+
+void BuiltinServices::print(std::string_view text) const {
+  if (printf_sink) {
+    printf_sink(text);
+  } else {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);  // interleaves with the host program's own output as on a GPU sync
+  }
+}
+
+uint64_t BuiltinServices::heap_allocate(AddressSpace& mem, uint64_t bytes) {
+  // Blocks are accounted in the 16-byte granules CUDA aligns them to.
+  const uint64_t accounted = (bytes + 15) / 16 * 16;
+  if (bytes == 0 || accounted < bytes || accounted > heap_limit - std::min(used_, heap_limit))
+    return 0;
+  const uint64_t addr = mem.allocate(bytes, "device malloc");
+  blocks_.emplace(addr, accounted);
+  used_ += accounted;
+  return addr;
+}
+
+bool BuiltinServices::heap_release(AddressSpace& mem, uint64_t addr) {
+  auto it = blocks_.find(addr);
+  if (it == blocks_.end()) return false;
+  used_ -= it->second;
+  blocks_.erase(it);
+  mem.release(addr);
+  return true;
+}
+
+}  // namespace gpumux::exec

@@ -1,0 +1,22 @@
+// Extern device functions that the engine implements itself (exec/builtins/):
+// CUDA's device printf, assert and heap. A call to one of them is a normal
+// call in the IR; a call to any other undefined .extern function is
+// unsupported. The ptx layer only needs the names; exec's registry of
+// implementations is checked against this list by a test.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace gpumux::ptx {
+
+inline constexpr std::array<std::string_view, 4> kBuiltinFunctions = {
+    "vprintf", "__assertfail", "malloc", "free"};
+
+inline bool is_builtin_function(std::string_view name) {
+  return std::find(kBuiltinFunctions.begin(), kBuiltinFunctions.end(), name) !=
+         kBuiltinFunctions.end();
+}
+
+}  // namespace gpumux::ptx
