@@ -250,6 +250,12 @@ TEST_F(EngineE2E, HostCopiesAreBoundsChecked) {
   EXPECT_THROW(ctx.memcpy_h2d(d, buf.data(), 4), ApiError);
 }
 
+TEST_F(EngineE2E, PointerTableInitializers) {
+  DevPtr d = ctx.malloc(4 * 4);
+  ctx.launch(mod.kernel("pointer_table"), {1}, {4}, d);
+  EXPECT_EQ(ctx.read<int>(d, 4), (std::vector<int>{11, 33, 22, 44}));
+}
+
 TEST(EngineIsolation, ContextsHaveSeparateAddressSpaces) {
   runtime::Device dev;
   auto& a = dev.create_context("a");

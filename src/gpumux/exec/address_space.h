@@ -21,6 +21,9 @@ inline constexpr uint64_t kGlobalLimit = 0x0000'7e00'0000'0000ull;
 inline constexpr uint64_t kLocalWindow = 0x0000'7e00'0000'0000ull;
 inline constexpr uint64_t kSharedWindow = 0x0000'7f00'0000'0000ull;
 inline constexpr uint64_t kWindowSize = 0x0000'0100'0000'0000ull;
+// "Addresses" of device functions (mov %rd, func; pointer tables): distinct
+// values outside every window; indirect calls are rejected at load time.
+inline constexpr uint64_t kFunctionAddressBase = 0xfff0'0000'0000'0000ull;
 
 class AddressSpace {
  public:

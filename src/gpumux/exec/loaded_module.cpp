@@ -144,13 +144,24 @@ void LoadedModule::allocate_globals(AddressSpace& mem) {
   for (size_t i = 0; i < ir_->globals.size(); ++i) {
     const ptx::Variable& v = ir_->globals[i];
     for (const auto& [off, sym] : v.init_addrs) {
-      auto it = ir_->global_index.find(sym);
-      if (it == ir_->global_index.end() || !global_addr_[it->second])
-        throw LoadError(fmt::format("{}:{}: initializer of {} takes the address of {}, which is not "
-                                    "a .global or .const variable",
+      uint64_t a;
+      if (auto g = ir_->global_index.find(sym);
+          g != ir_->global_index.end() && global_addr_[g->second]) {
+        a = global_addr_[g->second];
+      } else if (auto f = ir_->function_index.find(sym); f != ir_->function_index.end()) {
+        a = kFunctionAddressBase + f->second;
+      } else {
+        throw LoadError(fmt::format("{}:{}: initializer of {} takes the address of {}, which is "
+                                    "neither a .global/.const variable nor a function",
                                     ir_->file, v.line, v.name, sym));
-      uint64_t a = global_addr_[it->second];
-      if (global_addr_[i]) mem.write(global_addr_[i] + off, &a, ir_->address_size / 8);
+      }
+      if (!global_addr_[i]) continue;
+      // The parser left the addend of `generic(sym)+addend` in the bytes.
+      const unsigned bytes = ir_->address_size / 8;
+      uint64_t addend = 0;
+      mem.read(global_addr_[i] + off, &addend, bytes);
+      a += addend;
+      mem.write(global_addr_[i] + off, &a, bytes);
     }
   }
 }

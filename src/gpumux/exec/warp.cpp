@@ -14,7 +14,6 @@ namespace gpumux::exec {
 
 namespace {
 constexpr uint32_t kNoPc = 0xffffffffu;
-constexpr uint64_t kFunctionAddressBase = 0xfff0'0000'0000'0000ull;
 }  // namespace
 
 Warp::Warp(ThreadBlock& tb, uint32_t index, uint32_t valid_lanes) : tb_(&tb), index_(index) {

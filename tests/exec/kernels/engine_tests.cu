@@ -130,3 +130,10 @@ extern "C" __global__ void barrier_deadlock(int* out) {
   }
   out[threadIdx.x] = 1;
 }
+
+// A module variable initialised with addresses of other variables (+ offsets).
+__device__ int table_data[4] = {11, 22, 33, 44};
+__device__ int* table_ptrs[2] = {table_data, table_data + 2};
+extern "C" __global__ void pointer_table(int* out) {
+  out[threadIdx.x] = table_ptrs[threadIdx.x & 1][threadIdx.x >> 1];
+}
