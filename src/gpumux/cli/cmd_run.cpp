@@ -1,12 +1,14 @@
 // gpumux run: runs benchmarks of the workload library as separate
 // applications (contexts with their own address spaces) on one device.
 #include <chrono>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "gpumux/cli/commands.h"
 #include "gpumux/core/error.h"
 #include "gpumux/runtime/runtime.h"
+#include "gpumux/trace/accelsim_writer.h"
 #include "workload.h"
 
 namespace gpumux::cli {
@@ -17,6 +19,7 @@ struct RunOptions {
   std::vector<std::string> apps{"sgemm", "stencil"};  // one compute-, one memory-heavy
   std::string size = "tiny";
   uint64_t seed = 1;
+  std::string accelsim_trace_dir;  // empty: no trace
 };
 
 void run_apps(const RunOptions& o) {
@@ -29,7 +32,11 @@ void run_apps(const RunOptions& o) {
     if (!w) throw ApiError(fmt::format("unknown benchmark '{}' (see gpumux list)", name));
     specs.push_back(w);
   }
+  std::unique_ptr<trace::AccelsimTraceWriter> tracer;  // outlives the device that reports to it
+  if (!o.accelsim_trace_dir.empty())
+    tracer = std::make_unique<trace::AccelsimTraceWriter>(o.accelsim_trace_dir);
   runtime::Device dev;
+  dev.backend().set_observer(tracer.get());
   fmt::print("gpumux: {} application(s) on one device, functional mode (no timing model yet)\n",
              specs.size());
   fmt::print("{:<4} {:<14} {:<6} {:>14} {:>10}  {}\n", "app", "benchmark", "check",
@@ -69,6 +76,8 @@ void add_run_commands(CLI::App& app) {
       ->capture_default_str();
   run->add_option("--size", opts->size, "Input size: tiny, small or large")->capture_default_str();
   run->add_option("--seed", opts->seed, "Seed of the input generators")->capture_default_str();
+  run->add_option("--export-accelsim-trace", opts->accelsim_trace_dir,
+                  "Write the run's instruction stream as an Accel-Sim trace into this directory");
   run->callback([opts] { run_apps(*opts); });
 }
 

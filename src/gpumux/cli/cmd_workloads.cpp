@@ -2,6 +2,7 @@
 //
 //   gpumux list [--detail] [--json]
 //   gpumux verify [NAME...] [--size tiny|small|large] [--seed N] [--functional]
+//                 [--export-accelsim-trace DIR]
 //
 // verify runs each benchmark alone in a fresh device and context and checks
 // it against its CPU reference. Today every run is functional (the timing
@@ -20,6 +21,7 @@
 #include "gpumux/ptx/resources.h"
 #include "gpumux/runtime/functional_backend.h"
 #include "gpumux/runtime/runtime.h"
+#include "gpumux/trace/accelsim_writer.h"
 #include "workload.h"
 
 namespace gpumux::cli {
@@ -131,6 +133,7 @@ struct VerifyOptions {
   std::string size = "tiny";
   uint64_t seed = 1;
   bool functional = false;
+  std::string accelsim_trace_dir;  // empty: no trace
 };
 
 void verify_workloads(const VerifyOptions& opt) {
@@ -156,7 +159,12 @@ void verify_workloads(const VerifyOptions& opt) {
     workloads::CheckResult result;
     uint64_t warp_insts = 0;
     try {
+      std::unique_ptr<trace::AccelsimTraceWriter> tracer;
+      if (!opt.accelsim_trace_dir.empty())
+        tracer = std::make_unique<trace::AccelsimTraceWriter>(
+            selected.size() == 1 ? opt.accelsim_trace_dir : opt.accelsim_trace_dir + "/" + w->name);
       runtime::Device dev;
+      dev.backend().set_observer(tracer.get());
       runtime::Context& ctx = dev.create_context(w->name);
       result = workloads::run_workload(*w, ctx, size, opt.seed);
       if (auto* fb = dynamic_cast<runtime::FunctionalBackend*>(&dev.backend()))
@@ -200,6 +208,9 @@ void add_workload_commands(CLI::App& app) {
   verify->add_option("--seed", opt.seed, "Seed of the input generators");
   verify->add_flag("--functional", opt.functional,
                    "Functional execution only (today verify always runs functionally)");
+  verify->add_option("--export-accelsim-trace", opt.accelsim_trace_dir,
+                     "Write each run's instruction stream as an Accel-Sim trace into this "
+                     "directory (DIR/<name> when several benchmarks run)");
   verify->callback([] { verify_workloads(opt); });
 }
 

@@ -110,34 +110,16 @@ std::string ThreadBlock::describe_waits() const {
   return s;
 }
 
-uint64_t ThreadBlock::run_to_completion() {
-  uint64_t executed = 0;
-  for (;;) {
-    bool progressed = false;
-    for (Warp& w : warps_) {
-      // Run each warp until it blocks: fewer switches, same result, since
-      // warps of a TB interact only through barriers and memory order is
-      // unspecified between barriers.
-      while (w.ready()) {
-        w.step();
-        ++executed;
-        progressed = true;
-      }
+void ThreadBlock::check_stalled() const {
+  const Warp* blocked = nullptr;
+  for (const Warp& w : warps_)
+    if (w.state() == WarpState::AtBarrier) {
+      blocked = &w;
+      break;
     }
-    if (done()) return executed;
-    if (!progressed) {
-      const Warp* blocked = nullptr;
-      for (const Warp& w : warps_)
-        if (w.state() == WarpState::AtBarrier) {
-          blocked = &w;
-          break;
-        }
-      if (!blocked) return executed;  // all warps exited
-      blocked->fault("barrier deadlock: no warp of the TB can make progress (" +
-                         describe_waits() + ")",
-                     {});
-    }
-  }
+  if (!blocked) return;  // all warps exited
+  blocked->fault("barrier deadlock: no warp of the TB can make progress (" + describe_waits() + ")",
+                 {});
 }
 
 }  // namespace gpumux::exec

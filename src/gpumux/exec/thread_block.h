@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gpumux/exec/warp.h"
@@ -70,7 +71,11 @@ class ThreadBlock {
 
   // Runs every warp until all exit (functional mode). Throws DeviceFault on a
   // fault or a barrier deadlock. Returns the warp instructions executed.
-  uint64_t run_to_completion();
+  uint64_t run_to_completion() { return run_to_completion(NoStepHook{}); }
+  // The same, calling after_step(warp, instruction, executed lanes) after each
+  // warp instruction, for observers outside the model (trace export).
+  template <class AfterStep>
+  uint64_t run_to_completion(AfterStep&& after_step);
 
  private:
   struct Barrier {
@@ -82,7 +87,13 @@ class ThreadBlock {
     ptx::RedOp op = ptx::RedOp::None;
     std::vector<uint16_t> waiting;  // warps blocked here
   };
+  struct NoStepHook {
+    void operator()(const Warp&, const ptx::Instruction&, uint32_t) const {}
+  };
   bool try_release(unsigned id);
+  // A round of run_to_completion() without progress: returns if every warp
+  // exited, else faults with a barrier-deadlock report.
+  void check_stalled() const;
 
   const GridLaunch* launch_;
   Dim ctaid_;
@@ -93,5 +104,37 @@ class ThreadBlock {
   std::vector<Warp> warps_;
   std::array<Barrier, kNumBarriers> bars_{};
 };
+
+template <class AfterStep>
+uint64_t ThreadBlock::run_to_completion(AfterStep&& after_step) {
+  constexpr bool kObserved = !std::is_same_v<std::decay_t<AfterStep>, NoStepHook>;
+  uint64_t executed = 0;
+  for (;;) {
+    bool progressed = false;
+    for (Warp& w : warps_) {
+      // Run each warp until it blocks: fewer switches, same result, since
+      // warps of a TB interact only through barriers and memory order is
+      // unspecified between barriers.
+      while (w.ready()) {
+        if constexpr (kObserved) {
+          const ptx::Instruction& in = w.next_instruction();
+          uint32_t mask = w.active_mask();
+          if (in.guard != ptx::kNoReg) mask &= w.guard_true_mask(in);
+          w.step();
+          after_step(static_cast<const Warp&>(w), in, mask);
+        } else {
+          w.step();
+        }
+        ++executed;
+        progressed = true;
+      }
+    }
+    if (done()) return executed;
+    if (!progressed) {
+      check_stalled();
+      return executed;
+    }
+  }
+}
 
 }  // namespace gpumux::exec

@@ -5,6 +5,10 @@
 
 #include "gpumux/runtime/runtime.h"
 
+namespace gpumux::exec {
+struct GridLaunch;
+}
+
 namespace gpumux::runtime {
 
 class FunctionalBackend : public LaunchBackend {
@@ -16,6 +20,9 @@ class FunctionalBackend : public LaunchBackend {
   uint64_t warp_instructions() const override { return warp_insts_; }
 
  private:
+  // launch() with an observer attached: reports every TB and warp instruction.
+  void run_observed(const Context& ctx, Stream s, const exec::GridLaunch& g);
+
   uint32_t num_sms_;
   uint32_t next_grid_id_ = 1;
   uint64_t warp_insts_ = 0;

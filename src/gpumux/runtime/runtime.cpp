@@ -94,6 +94,7 @@ void Context::free(DevPtr p) { mem_->release(p); }
 void Context::memcpy_h2d(DevPtr dst, const void* src, uint64_t bytes, Stream s) {
   stream_synchronize(s);  // default-stream semantics: earlier kernels finish first
   mem_->write(dst, src, bytes);
+  if (InstructionObserver* o = dev_.backend().observer()) o->on_memcpy_h2d(*this, dst, bytes);
 }
 void Context::memcpy_d2h(void* dst, DevPtr src, uint64_t bytes, Stream s) {
   stream_synchronize(s);
@@ -136,6 +137,8 @@ void Context::memcpy_to_symbol(const Module& m, const std::string& sym, const vo
                                offset, sym, m.symbol_size(sym)));
   synchronize();  // like cudaMemcpyToSymbol: ordered after earlier launches
   mem_->write(m.symbol(sym) + offset, src, bytes);
+  if (InstructionObserver* o = dev_.backend().observer())
+    o->on_memcpy_h2d(*this, m.symbol(sym) + offset, bytes);
 }
 
 void Context::memcpy_from_symbol(void* dst, const Module& m, const std::string& sym,

@@ -26,12 +26,17 @@
 namespace gpumux::ptx {
 struct Module;
 struct Function;
+struct Instruction;
 }  // namespace gpumux::ptx
 
 namespace gpumux::exec {
 class AddressSpace;
 class BuiltinServices;
 class LoadedModule;
+struct GridLaunch;
+class ThreadBlock;
+class Warp;
+struct MemAccess;
 }  // namespace gpumux::exec
 
 namespace gpumux::runtime {
@@ -114,6 +119,25 @@ struct Stream {
 };
 struct Event {
   uint32_t id = 0;
+};
+
+// Watches a run from outside the model: host-to-device copies and the
+// dynamic instruction stream of every launch (the Accel-Sim trace exporter
+// is one). Attached to a Device's backend; with none attached the backends
+// record nothing and pay nothing.
+class InstructionObserver {
+ public:
+  virtual ~InstructionObserver() = default;
+  virtual void on_memcpy_h2d(const Context& ctx, DevPtr dst, uint64_t bytes) = 0;
+  virtual void on_launch_begin(const Context& ctx, Stream s, const exec::GridLaunch& g) = 0;
+  // TBs of a launch are reported in dispatch order, each from begin to end.
+  virtual void on_tb_begin(const exec::ThreadBlock& tb) = 0;
+  // After each warp instruction: `mask` holds the lanes that executed it
+  // (active and guard true); `access` is what it touched (mask 0: nothing).
+  virtual void on_instruction(const exec::Warp& w, const ptx::Instruction& in, uint32_t mask,
+                              const exec::MemAccess& access) = 0;
+  virtual void on_tb_end(const exec::ThreadBlock& tb) = 0;
+  virtual void on_launch_end() = 0;
 };
 
 // One application: an address space, loaded modules, streams and events.
@@ -214,6 +238,12 @@ class LaunchBackend {
   virtual void synchronize(Context& ctx) = 0;
   virtual double now_ms() const = 0;  // simulated time
   virtual uint64_t warp_instructions() const = 0;  // executed so far, all contexts
+  // Attaches (or with nullptr detaches) an observer of the following launches and copies.
+  void set_observer(InstructionObserver* o) { observer_ = o; }
+  InstructionObserver* observer() const { return observer_; }
+
+ protected:
+  InstructionObserver* observer_ = nullptr;
 };
 
 struct DeviceLimits {
