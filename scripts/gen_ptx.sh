@@ -14,10 +14,13 @@ scratch=/tmp/gpumux_ptx_gen
 check=0
 [[ ${1:-} == --check ]] && check=1
 status=0
+# The scratch path is fixed, so concurrent runs (tests, developers) take turns.
+exec 9>"$scratch.lock"
+flock 9
 rm -rf "$scratch"
 mkdir -p "$scratch"
 (cd "$root" && find workloads tests \( -name "*.cu" -o -name "*.cuh" -o -name "*.h" \) -exec cp --parents {} "$scratch" \;)
-for cu in "$scratch"/workloads/*/*.cu "$scratch"/tests/ptx/corpus/*.cu "$scratch"/tests/exec/kernels/*.cu; do
+for cu in "$scratch"/workloads/*/*.cu "$scratch"/tests/ptx/corpus/*.cu "$scratch"/tests/exec/kernels/*.cu "$scratch"/tests/timing/kernels/*.cu; do
   [[ -e $cu ]] || continue
   rel=${cu#$scratch/}
   out=$scratch/${rel%.cu}.gen.ptx
