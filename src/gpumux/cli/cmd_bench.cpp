@@ -4,12 +4,13 @@
 //   gpumux bench [--size tiny|small] [--json FILE] [--workloads a,b] [--configs x,y]
 //
 // Each run executes in a child process so that its host time and peak memory
-// are its own.
+// are its own. Host time is the process's CPU time (user + system), which
+// other jobs on a shared machine do not inflate.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -56,6 +57,12 @@ nlohmann::json to_json(const BenchResult& r) {
   return j;
 }
 
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
 // Runs one workload on one config in this process.
 BenchResult run_one(const std::string& name, const std::string& config, workloads::Size size) {
   BenchResult r;
@@ -70,9 +77,9 @@ BenchResult run_one(const std::string& name, const std::string& config, workload
     Config cfg = gpu::load_config(config);
     auto dev = timing::make_device(cfg.values());
     runtime::Context& ctx = dev->create_context(name);
-    auto start = std::chrono::steady_clock::now();
+    double start = cpu_seconds();
     workloads::CheckResult c = workloads::run_workload(*w, ctx, size, 1);
-    r.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    r.host_seconds = cpu_seconds() - start;
     timing::TimingBackend& tb = timing::backend_of(*dev);
     r.cycles = tb.busy_cycles();
     r.warp_insts = tb.warp_instructions();

@@ -90,8 +90,13 @@ struct SmParams {
         .range(1, 1 << 16);
     d.param("sub_cores", &SmParams::sub_cores, "", "processing blocks per SM, each with one warp scheduler")
         .range(1, 16);
-    d.param("warp_scheduler", &SmParams::warp_scheduler, "",
-            "warp scheduling policy of each sub-core, by registered name (sm/warp_scheduler/: lrr, gto, two-level)");
+    // The registered policies (sm/warp_scheduler/policies.inc) are the choices.
+    d.param("warp_scheduler", &SmParams::warp_scheduler, "", "warp scheduling policy of each sub-core")
+        .choices({
+#define GPUMUX_WARP_SCHEDULER(fn, name) name,
+#include "gpumux/sm/warp_scheduler/policies.inc"
+#undef GPUMUX_WARP_SCHEDULER
+        });
     d.param("two_level_active", &SmParams::two_level_active, "warps",
             "two-level scheduler: warps in the active set of each sub-core")
         .range(1, 1024);

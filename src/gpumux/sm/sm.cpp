@@ -167,6 +167,7 @@ Cycle& Sm::scoreboard_slot(WarpSlot& w, RegRef r) {
 }
 
 void Sm::compute_ready(WarpSlot& w, Cycle) {
+  sub_cores_[w.sub_core].dirty = true;
   if (w.block != Block::None) {
     w.ready_at = kNever;
     w.waits_memory = false;
@@ -198,8 +199,22 @@ bool Sm::lsu_has_room(Cycle now) const {
 IssueOutcome Sm::schedule(SubCore& sc, Cycle now, Cycle& next) {
   if (sc.warps.empty()) {
     sc.last_key = kNoKey;
+    sc.recheck_at = kNever;
     return IssueOutcome::Idle;
   }
+  if (!sc.dirty && now < sc.recheck_at) {
+    next = std::min(next, sc.recheck_at);
+    return sc.last;
+  }
+  sc.dirty = false;
+  Cycle sc_next = kNever;
+  IssueOutcome out = scan(sc, now, sc_next);
+  sc.recheck_at = sc_next;
+  next = std::min(next, sc_next);
+  return out;
+}
+
+IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
   sc.views.clear();
   bool any_ready = false;
   IssueOutcome stall = IssueOutcome::Idle;

@@ -139,6 +139,10 @@ class Sm : public Component, public mem::MemSink {
     std::array<Cycle, kNumUnits> unit_free{};
     IssueOutcome last = IssueOutcome::Idle;
     StatKey last_key = kNoKey;
+    // Until recheck_at, and unless a warp's readiness changed (dirty), the
+    // last scan's outcome still holds: the scan is skipped.
+    Cycle recheck_at = 0;
+    bool dirty = true;
   };
 
   // A global/local/atomic instruction waiting in the LSU to send its lines.
@@ -157,6 +161,7 @@ class Sm : public Component, public mem::MemSink {
   void compute_ready(WarpSlot& w, Cycle now);
   bool lsu_has_room(Cycle now) const;
   IssueOutcome schedule(SubCore& sc, Cycle now, Cycle& next);
+  IssueOutcome scan(SubCore& sc, Cycle now, Cycle& next);
   void issue(WarpSlot& w, uint16_t slot, Cycle now);
   void after_barrier_or_exit(WarpSlot& w, Cycle now);
   Cycle& scoreboard_slot(WarpSlot& w, RegRef r);

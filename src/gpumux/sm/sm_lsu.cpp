@@ -141,7 +141,8 @@ void Sm::lsu_send() {
   memory_.send(r);
   if (++e.next_line == e.lines.count) {
     lsu_head_ = (lsu_head_ + 1) % lsu_.size();
-    --lsu_count_;
+    if (lsu_count_-- == lsu_.size())
+      for (SubCore& sc : sub_cores_) sc.dirty = true;  // memory instructions may issue again
   }
 }
 

@@ -47,6 +47,7 @@ void TimingBackend::launch(Launch& l) {
   g.dyn_smem = l.dyn_smem;
   g.params = l.params;
   g.mem = &l.ctx->memory();
+  g.builtins = &l.ctx->builtin_services();
   g.grid_id = k->id + 1;
   g.num_sms = gpu_.num_sms();
   g.max_local_per_thread = l.ctx->device().limits().max_local_bytes_per_thread;

@@ -1,0 +1,92 @@
+// Unit tests of the SM's parts: the range allocator, bank-conflict degrees,
+// the warp scheduling policies and the scheduler registry.
+#include <gtest/gtest.h>
+
+#include "gpumux/core/error.h"
+#include "gpumux/sm/range_allocator.h"
+#include "gpumux/sm/shared_memory.h"
+#include "gpumux/sm/warp_scheduler/warp_scheduler.h"
+
+namespace gpumux::sm {
+namespace {
+
+TEST(RangeAllocator, FirstFitLeavesHolesAndReusesThem) {
+  RangeAllocator a(100);
+  auto r1 = a.allocate(30), r2 = a.allocate(30), r3 = a.allocate(30);
+  ASSERT_TRUE(r1 && r2 && r3);
+  EXPECT_EQ(r2->begin, 30u);
+  EXPECT_FALSE(a.fits(20));  // 10 free
+  a.release(*r2);
+  EXPECT_EQ(a.used(), 60u);
+  EXPECT_EQ(a.largest_free(), 30u);
+  EXPECT_FALSE(a.fits(35));  // 40 free in total, but in holes of 30 and 10
+  auto r4 = a.allocate(25);
+  ASSERT_TRUE(r4);
+  EXPECT_EQ(r4->begin, 30u);  // the first hole
+  EXPECT_TRUE(a.allocate(0).has_value());
+}
+
+TEST(BankConflicts, DegreeFollowsStrideAndBroadcast) {
+  std::array<uint64_t, 32> addr{};
+  for (int stride : {1, 2, 4, 8, 16, 32}) {
+    for (unsigned l = 0; l < 32; ++l) addr[l] = uint64_t(l) * stride * 4;
+    EXPECT_EQ(bank_conflict_degree(addr, 0xffffffffu, 4), uint32_t(stride)) << stride;
+  }
+  for (unsigned l = 0; l < 32; ++l) addr[l] = 64;  // one word: broadcast
+  EXPECT_EQ(bank_conflict_degree(addr, 0xffffffffu, 4), 1u);
+  for (unsigned l = 0; l < 32; ++l) addr[l] = uint64_t(l) * 8;  // 8 B per lane: two passes
+  EXPECT_EQ(bank_conflict_degree(addr, 0xffffffffu, 8), 2u);
+  EXPECT_EQ(bank_conflict_degree(addr, 0, 4), 0u);
+}
+
+std::vector<WarpView> views(std::initializer_list<bool> ready) {
+  std::vector<WarpView> v;
+  uint16_t slot = 0;
+  for (bool r : ready) {
+    WarpView w;
+    w.slot = slot;
+    w.age = slot;
+    w.ready = r;
+    ++slot;
+    v.push_back(w);
+  }
+  return v;
+}
+
+TEST(WarpSchedulers, GtoStaysGreedyThenPicksOldest) {
+  auto s = make_warp_scheduler("gto", SmParams{});
+  auto v = views({false, true, true});
+  EXPECT_EQ(s->pick(v), 1);
+  EXPECT_EQ(s->pick(v), 1);  // greedy
+  v[0].ready = true;
+  EXPECT_EQ(s->pick(v), 1);  // still greedy while ready
+  v[1].ready = false;
+  EXPECT_EQ(s->pick(v), 0);  // oldest
+}
+
+TEST(WarpSchedulers, LrrRotates) {
+  auto s = make_warp_scheduler("lrr", SmParams{});
+  auto v = views({true, true, true});
+  EXPECT_EQ(s->pick(v), 0);
+  EXPECT_EQ(s->pick(v), 1);
+  EXPECT_EQ(s->pick(v), 2);
+  EXPECT_EQ(s->pick(v), 0);
+}
+
+TEST(WarpSchedulers, TwoLevelSchedulesOnlyItsActiveSet) {
+  SmParams p;
+  p.two_level_active = 2;
+  auto s = make_warp_scheduler("two-level", p);
+  auto v = views({false, false, true});
+  EXPECT_EQ(s->pick(v), -1);  // warps 0 and 1 are active but not ready
+  v[0].long_wait = true;      // warp 0 waits for memory: warp 2 takes its place
+  EXPECT_EQ(s->pick(v), 2);
+}
+
+TEST(WarpSchedulers, RegistryRejectsUnknownNames) {
+  EXPECT_THROW(make_warp_scheduler("nope", SmParams{}), LoadError);
+  EXPECT_EQ(warp_scheduler_names().size(), 3u);
+}
+
+}  // namespace
+}  // namespace gpumux::sm
