@@ -2,14 +2,15 @@
 //
 //   gpumux list [--detail] [--json]
 //   gpumux verify [NAME...] [--size tiny|small|large] [--seed N] [--functional]
+//                 [-c PRESET_OR_FILE] [--set path.key=value]...
 //                 [--export-accelsim-trace DIR]
 //
 // verify runs each benchmark alone in a fresh device and context and checks
-// it against its CPU reference. Today every run is functional (the timing
-// model is not wired yet); --functional is accepted so that scripts written
-// now keep working when verify gains a timed mode.
+// it against its CPU reference, on the timing model (--config, --set) unless
+// --functional; an Accel-Sim trace export runs functionally.
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,9 @@
 #include "gpumux/cli/commands.h"
 #include "gpumux/core/error.h"
 #include "gpumux/ptx/resources.h"
+#include "gpumux/gpu/gpu.h"
 #include "gpumux/runtime/functional_backend.h"
+#include "gpumux/timing/timing_backend.h"
 #include "gpumux/runtime/runtime.h"
 #include "gpumux/trace/accelsim_writer.h"
 #include "workload.h"
@@ -133,6 +136,8 @@ struct VerifyOptions {
   std::string size = "tiny";
   uint64_t seed = 1;
   bool functional = false;
+  std::string config = "gtx980";       // timing model: preset or TOML file
+  std::vector<std::string> overrides;  // --set path.key=value
   std::string accelsim_trace_dir;  // empty: no trace
 };
 
@@ -153,22 +158,27 @@ void verify_workloads(const VerifyOptions& opt) {
   size_t name_w = 4;
   for (const WorkloadSpec* w : selected) name_w = std::max(name_w, w->name.size());
 
+  // The trace records the functional instruction stream: it runs functionally.
+  const bool timed = !opt.functional && opt.accelsim_trace_dir.empty();
+  std::optional<Config> cfg;
+  if (timed) cfg = gpu::load_config(opt.config, opt.overrides);
   int failed = 0;
   for (const WorkloadSpec* w : selected) {
     auto start = std::chrono::steady_clock::now();
     workloads::CheckResult result;
-    uint64_t warp_insts = 0;
+    uint64_t warp_insts = 0, cycles = 0;
     try {
       std::unique_ptr<trace::AccelsimTraceWriter> tracer;
       if (!opt.accelsim_trace_dir.empty())
         tracer = std::make_unique<trace::AccelsimTraceWriter>(
             selected.size() == 1 ? opt.accelsim_trace_dir : opt.accelsim_trace_dir + "/" + w->name);
-      runtime::Device dev;
-      dev.backend().set_observer(tracer.get());
-      runtime::Context& ctx = dev.create_context(w->name);
+      std::unique_ptr<runtime::Device> dev =
+          timed ? timing::make_device(cfg->values()) : std::make_unique<runtime::Device>();
+      dev->backend().set_observer(tracer.get());
+      runtime::Context& ctx = dev->create_context(w->name);
       result = workloads::run_workload(*w, ctx, size, opt.seed);
-      if (auto* fb = dynamic_cast<runtime::FunctionalBackend*>(&dev.backend()))
-        warp_insts = fb->warp_instructions();
+      warp_insts = dev->backend().warp_instructions();
+      if (timed) cycles = timing::backend_of(*dev).busy_cycles();
     } catch (const DeviceFault& e) {
       result = {false, fmt::format("device fault: {}", e.what())};
     } catch (const LoadError& e) {
@@ -180,12 +190,13 @@ void verify_workloads(const VerifyOptions& opt) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!result.passed) ++failed;
     std::string insts = warp_insts ? fmt::format(", {} warp insts", warp_insts) : "";
+    if (cycles) insts += fmt::format(", {} cycles", cycles);
     fmt::print("{:<{}}  {}  {}  [{:.2f} s{}]\n", w->name, name_w, result.passed ? "PASS" : "FAIL",
                result.detail, seconds, insts);
     std::fflush(stdout);
   }
-  fmt::print("{} of {} passed ({} size, seed {}, functional)\n", selected.size() - failed,
-             selected.size(), opt.size, opt.seed);
+  fmt::print("{} of {} passed ({} size, seed {}, {})\n", selected.size() - failed, selected.size(),
+             opt.size, opt.seed, timed ? "timing model on " + cfg->values().gpu.name : "functional");
   if (failed) exit_code() = 1;
 }
 
@@ -207,7 +218,9 @@ void add_workload_commands(CLI::App& app) {
       ->check(CLI::IsMember({"tiny", "small", "large"}));
   verify->add_option("--seed", opt.seed, "Seed of the input generators");
   verify->add_flag("--functional", opt.functional,
-                   "Functional execution only (today verify always runs functionally)");
+                   "Functional execution only (default: the timing model, which also prints cycles)");
+  verify->add_option("-c,--config", opt.config, "GPU preset name or config file of the timing model");
+  verify->add_option("--set", opt.overrides, "Config override path.key=value (repeatable)");
   verify->add_option("--export-accelsim-trace", opt.accelsim_trace_dir,
                      "Write each run's instruction stream as an Accel-Sim trace into this "
                      "directory (DIR/<name> when several benchmarks run)");
