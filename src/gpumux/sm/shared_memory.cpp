@@ -6,6 +6,22 @@
 namespace gpumux::sm {
 
 uint32_t bank_conflict_degree(const std::array<uint64_t, 32>& addr, uint32_t mask, uint32_t bytes) {
+  if (mask == 0) return 0;
+  // Fast path for word accesses: every lane in a bank of its own, or all
+  // lanes on one word (broadcast), is conflict-free.
+  if (bytes <= kBankBytes) {
+    uint32_t banks = 0;
+    bool distinct = true, same = true;
+    uint64_t first = addr[unsigned(std::countr_zero(mask))] / kBankBytes;
+    for (uint32_t m = mask; m; m &= m - 1) {
+      uint64_t word = addr[unsigned(std::countr_zero(m))] / kBankBytes;
+      uint32_t bit = 1u << (word % kSharedBanks);
+      distinct &= (banks & bit) == 0;
+      same &= word == first;
+      banks |= bit;
+    }
+    if (distinct || same) return 1;
+  }
   // Distinct words per bank; at most 32 lanes x 4 words each.
   constexpr unsigned kMaxWords = 32 * 4;
   std::array<uint64_t, kMaxWords> words;
