@@ -1,5 +1,7 @@
 #include "gpumux/trace/accelsim_writer.h"
 
+#include "gpumux/ptx/inst_info.h"
+
 #include <algorithm>
 #include <bit>
 #include <iterator>
@@ -23,29 +25,10 @@ constexpr unsigned kMaxSources = 4;
 // zero register, which carries no dependence).
 unsigned trace_reg(uint16_t r) { return r < 255 ? r : unsigned(r) + 1; }
 
-bool writes_first_operand(const ptx::Instruction& in) {
-  using ptx::Opcode;
-  switch (in.op) {
-    case Opcode::St:
-    case Opcode::Red:
-    case Opcode::Prefetch:
-    case Opcode::Bra:
-    case Opcode::Call:
-    case Opcode::Ret:
-    case Opcode::Exit:
-    case Opcode::Trap:
-    case Opcode::Brkpt:
-    case Opcode::Nanosleep:
-    case Opcode::Membar: return false;
-    case Opcode::Bar: return in.bar == ptx::BarKind::Red;
-    default: return in.nops > 0;
-  }
-}
-
 // The general-purpose registers an instruction writes (first one only) and
 // reads; predicates have no trace registers.
 void registers(const ptx::Instruction& in, std::vector<uint16_t>& dst, std::vector<uint16_t>& src) {
-  const bool writes = writes_first_operand(in);
+  const bool writes = ptx::has_destination(in) && in.nops > 0;
   if (writes) {
     const ptx::Operand& d = in.ops[0];
     if (d.kind == ptx::OperandKind::Reg) dst.push_back(d.reg);
