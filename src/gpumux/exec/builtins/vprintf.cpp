@@ -171,7 +171,7 @@ int format_thread(const BuiltinCall& call, unsigned lane, std::string_view fmt, 
       case 'p': {
         const std::string text = fmt::format("0x{:x}", args.next(8));
         Spec padded;
-        padded.flags = s.flags.find('-') != std::string::npos ? "-" : "";
+        if (s.flags.find('-') != std::string::npos) padded.flags.push_back('-');
         padded.width = s.width;
         padded.conv = 's';
         out += c_format(padded, "", text.c_str());
