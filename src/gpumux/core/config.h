@@ -24,6 +24,7 @@
 #include "gpumux/core/params.h"
 #include "gpumux/core/sm_params.h"
 #include "gpumux/frontend/frontend_params.h"
+#include "gpumux/frontend/pcie_params.h"
 #include "gpumux/mem/address_map_params.h"
 #include "gpumux/mem/cache_params.h"
 #include "gpumux/mem/crossbar_params.h"
@@ -73,6 +74,7 @@ struct GpuConfig {
   GpuParams gpu;
   ClockParams clock;
   FrontendParams frontend;
+  PcieParams pcie;
   SmParams sm;
   mem::CacheParams l1d;
   mem::IcntParams icnt;
