@@ -120,6 +120,28 @@ uint64_t extend(uint64_t v, unsigned from_bytes, unsigned to_bytes, bool is_sign
   return v;
 }
 
+// Loads/stores the low `bytes` (at most 8) of a register value. Fixed-size
+// copies for the usual widths: a variable-size memcpy compiles to a byte loop
+// whose result is then re-read as a word (a store-forwarding stall).
+inline uint64_t load_bytes(const uint8_t* p, unsigned bytes) {
+  switch (bytes) {
+    case 1: return *p;
+    case 2: { uint16_t v; std::memcpy(&v, p, 2); return v; }
+    case 4: { uint32_t v; std::memcpy(&v, p, 4); return v; }
+    case 8: { uint64_t v; std::memcpy(&v, p, 8); return v; }
+    default: { uint64_t v = 0; std::memcpy(&v, p, bytes); return v; }
+  }
+}
+inline void store_bytes(uint8_t* p, uint64_t x, unsigned bytes) {
+  switch (bytes) {
+    case 1: *p = uint8_t(x); return;
+    case 2: { uint16_t v = uint16_t(x); std::memcpy(p, &v, 2); return; }
+    case 4: { uint32_t v = uint32_t(x); std::memcpy(p, &v, 4); return; }
+    case 8: std::memcpy(p, &x, 8); return;
+    default: std::memcpy(p, &x, bytes); return;
+  }
+}
+
 template <Space S>
 void ld(StepContext& c, const ptx::Instruction& in) {
   const ptx::Operand& d = in.ops[0];
@@ -142,8 +164,7 @@ void ld(StepContext& c, const ptx::Instruction& in) {
     if (rec) record(c, rs, lane, addr, total, false, false);
     for (unsigned k = 0; k < n; ++k) {
       if (regs[k] == ptx::kNoReg) continue;
-      uint64_t v = 0;
-      std::memcpy(&v, p + k * esize, esize);
+      uint64_t v = load_bytes(p + k * esize, esize);
       c.regs[size_t(regs[k]) * kWarpSize + lane] = extend(v, esize, widths[k], sgn);
     }
   });
@@ -166,7 +187,7 @@ void st(StepContext& c, const ptx::Instruction& in) {
         x = v.vec[k] == ptx::kNoReg ? 0 : c.regs[size_t(v.vec[k]) * kWarpSize + lane];
       else
         x = c.src(v, lane);
-      std::memcpy(p + k * esize, &x, esize);
+      store_bytes(p + k * esize, x, esize);
     }
   });
 }
