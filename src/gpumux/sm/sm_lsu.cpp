@@ -17,6 +17,13 @@ constexpr uint64_t kLocalBase = 0x0000'7c00'0000'0000ull;
 constexpr unsigned kLocalSlotShift = 28;  // 256 MB per warp slot: 512 KB per thread x 32 lanes
 
 uint32_t distinct_addresses(const exec::MemAccess& a) {
+  if (a.mask == 0) return 0;
+  {  // usually one address for the whole warp (uniform parameter or constant)
+    uint64_t first = a.addr[unsigned(std::countr_zero(a.mask))];
+    bool same = true;
+    for (uint32_t m = a.mask; m; m &= m - 1) same &= a.addr[unsigned(std::countr_zero(m))] == first;
+    if (same) return 1;
+  }
   std::array<uint64_t, 32> v;
   unsigned n = 0;
   for (uint32_t m = a.mask; m; m &= m - 1) v[n++] = a.addr[unsigned(std::countr_zero(m))];
