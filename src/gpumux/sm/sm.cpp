@@ -214,7 +214,29 @@ IssueOutcome Sm::schedule(SubCore& sc, Cycle now, Cycle& next) {
   return out;
 }
 
+bool Sm::can_issue(const SubCore& sc, const WarpSlot& w, Cycle now) const {
+  if (w.block != Block::None || w.ready_at > now) return false;
+  const InstTiming& t = *w.next;
+  if (sc.unit_free[unsigned(t.unit)] > now) return false;
+  return t.kind != InstKind::Memory ||
+         (lsu_has_room(now) && w.mem_ops_used != (1ull << w.mem_ops.size()) - 1);
+}
+
 IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
+  // The policy's sticky warp, when ready, is its choice whatever the others
+  // do: issue it without looking at them (the outcome and the next cycle to
+  // look again, now + 1, are those of the full scan).
+  uint16_t sticky_slot;
+  uint64_t sticky_age;
+  if (sc.scheduler->sticky(sticky_slot, sticky_age) && sticky_slot < warps_.size()) {
+    WarpSlot& w = warps_[sticky_slot];
+    if (w.warp && w.age == sticky_age && &sub_cores_[w.sub_core] == &sc && can_issue(sc, w, now)) {
+      next = std::min(next, now + 1);
+      sc.last_key = w.kernel->key;
+      issue(w, sticky_slot, now);
+      return IssueOutcome::Issued;
+    }
+  }
   sc.views.clear();
   bool any_ready = false;
   IssueOutcome stall = IssueOutcome::Idle;

@@ -160,6 +160,8 @@ class Sm : public Component, public mem::MemSink {
   // Issue.
   void compute_ready(WarpSlot& w, Cycle now);
   bool lsu_has_room(Cycle now) const;
+  // Whether warp `w` of sub-core `sc` can issue at `now` (as a scan finds it).
+  bool can_issue(const SubCore& sc, const WarpSlot& w, Cycle now) const;
   IssueOutcome schedule(SubCore& sc, Cycle now, Cycle& next);
   IssueOutcome scan(SubCore& sc, Cycle now, Cycle& next);
   void issue(WarpSlot& w, uint16_t slot, Cycle now);

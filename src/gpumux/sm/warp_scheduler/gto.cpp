@@ -21,6 +21,12 @@ class Gto : public WarpScheduler {
     }
     return oldest;
   }
+  bool sticky(uint16_t& slot, uint64_t& age) const override {
+    if (last_ < 0) return false;
+    slot = uint16_t(last_);
+    age = last_age_;
+    return true;
+  }
 
  private:
   int last_ = -1;       // greedy warp: slot and age (a slot is reused by younger warps)

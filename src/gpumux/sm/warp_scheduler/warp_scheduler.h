@@ -34,6 +34,15 @@ class WarpScheduler {
   // `warps` are the sub-core's resident warps, oldest first, at least one
   // ready. Returns the index of a ready warp, or -1 to issue nothing.
   virtual int pick(std::span<const WarpView> warps) = 0;
+  // Optional shortcut: a warp (slot and age) that pick() would choose, without
+  // changing its state, whenever that warp is ready, whatever the others do
+  // (GTO's greedy warp). The SM then issues it without building the views.
+  // Returns false when there is none.
+  virtual bool sticky(uint16_t& slot, uint64_t& age) const {
+    (void)slot;
+    (void)age;
+    return false;
+  }
 };
 
 using WarpSchedulerFactory = std::unique_ptr<WarpScheduler> (*)(const SmParams&);
