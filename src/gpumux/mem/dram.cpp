@@ -42,6 +42,7 @@ void DramChannel::accept(const MemRequest& r) {
   DramLocation loc = map_.dram_location(r.addr);
   queue_.push_back(Entry{r, loc.bank, loc.row, columns_for(r.sectors), RowOutcome::Unknown});
   (r.op == MemOp::Read ? stats_.reads : stats_.writes)[r.key].add();
+  sched_dirty_ = true;
   wake();
 }
 
@@ -52,16 +53,23 @@ void DramChannel::classify(Entry& e, RowOutcome o) {
       .add();
 }
 
-bool DramChannel::issue_column(Cycle now) {
-  if (col_any_ok_ > now) return false;
+bool DramChannel::issue_column(Cycle now, Cycle& next) {
+  if (col_any_ok_ > now) {
+    next = std::min(next, col_any_ok_);
+    return false;
+  }
   const Cycle burst = params_.burst_cycles();
   for (size_t i = 0; i < queue_.size(); ++i) {
     Entry& e = queue_[i];
     Bank& b = banks_[e.bank];
-    if (!b.open || b.row != e.row || b.col_ok > now) continue;
+    if (!b.open || b.row != e.row) continue;
     const bool write = e.req.op != MemOp::Read;
-    const Cycle start = now + (write ? params_.tWL : params_.tCL);
-    if (start < bus_free_) continue;
+    const Cycle lat = write ? params_.tWL : params_.tCL;
+    const Cycle start = now + lat;
+    if (b.col_ok > now || start < bus_free_) {
+      next = std::min(next, std::max({b.col_ok, bus_free_ > lat ? bus_free_ - lat : Cycle(0), now + 1}));
+      continue;
+    }
     classify(e, RowOutcome::Hit);
     bus_free_ = start + burst;
     col_any_ok_ = now + params_.tCCD;
@@ -76,7 +84,7 @@ bool DramChannel::issue_column(Cycle now) {
   return false;
 }
 
-void DramChannel::issue_row(Cycle now) {
+bool DramChannel::issue_row(Cycle now, Cycle& next) {
   std::fill(bank_has_hit_.begin(), bank_has_hit_.end(), 0);
   for (const Entry& e : queue_)
     if (banks_[e.bank].open && banks_[e.bank].row == e.row) bank_has_hit_[e.bank] = 1;
@@ -84,14 +92,21 @@ void DramChannel::issue_row(Cycle now) {
     Bank& b = banks_[e.bank];
     if (b.open && b.row == e.row) continue;  // waits for a column slot
     if (b.open) {
-      if (bank_has_hit_[e.bank] || b.pre_ok > now) continue;
+      if (bank_has_hit_[e.bank]) continue;  // until those hits are served (a column command)
+      if (b.pre_ok > now) {
+        next = std::min(next, b.pre_ok);
+        continue;
+      }
       b.open = false;
       b.act_ok = std::max(b.act_ok, now + params_.tRP);
       classify(e, RowOutcome::Conflict);
       stats_.precharges.add();
-      return;
+      return true;
     }
-    if (b.act_ok > now || act_any_ok_ > now) continue;
+    if (b.act_ok > now || act_any_ok_ > now) {
+      next = std::min(next, std::max(b.act_ok, act_any_ok_));
+      continue;
+    }
     b.open = true;
     b.row = e.row;
     b.col_ok = now + params_.tRCD;
@@ -99,8 +114,9 @@ void DramChannel::issue_row(Cycle now) {
     act_any_ok_ = now + params_.tRRD;
     classify(e, RowOutcome::Miss);
     stats_.activates.add();
-    return;
+    return true;
   }
+  return false;
 }
 
 Cycle DramChannel::tick(Cycle now) {
@@ -113,9 +129,13 @@ Cycle DramChannel::tick(Cycle now) {
     done_.pop();
     engine().note_progress();
   }
-  if (!queue_.empty()) {
-    issue_column(now);
-    issue_row(now);
+  if (!queue_.empty() && (sched_dirty_ || now >= sched_recheck_)) {
+    // Skipped while nothing it depends on changed: same commands, less work.
+    Cycle next = kNever;
+    bool issued = issue_column(now, next);
+    issued |= issue_row(now, next);
+    sched_dirty_ = issued;
+    sched_recheck_ = next;
   }
   if (!queue_.empty()) return now + 1;
   return done_.empty() ? kNever : std::max(now + 1, done_.front().first);

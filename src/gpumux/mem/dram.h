@@ -73,8 +73,10 @@ class DramChannel : public Component, public MemSink {
 
   uint32_t columns_for(SectorMask sectors) const;
   void classify(Entry& e, RowOutcome o);
-  bool issue_column(Cycle now);
-  void issue_row(Cycle now);
+  // Each issues at most one command; when it issues none it lowers `next` to
+  // the earliest cycle it might, unless the queue or a bank changes first.
+  bool issue_column(Cycle now, Cycle& next);
+  bool issue_row(Cycle now, Cycle& next);
 
   DramParams params_;
   const AddressMap& map_;
@@ -85,6 +87,10 @@ class DramChannel : public Component, public MemSink {
   Cycle act_any_ok_ = 0;  // tRRD
   Cycle col_any_ok_ = 0;  // tCCD
   Cycle bus_free_ = 0;    // first cycle the data bus is free
+  // The scheduler found nothing to issue and cannot before sched_recheck_
+  // unless a request arrives or a command is issued (sched_dirty_).
+  bool sched_dirty_ = true;
+  Cycle sched_recheck_ = 0;
   RingQueue<std::pair<Cycle, MemRequest>> done_;  // completion cycle order = data bus order
   DramStats stats_;
 };
