@@ -50,11 +50,13 @@ class Crossbar : public Component {
  private:
   class Input : public MemSink {
    public:
-    Input(Crossbar& xbar, uint32_t capacity) : queue(capacity), xbar_(&xbar), capacity_(capacity) {}
+    Input(Crossbar& xbar, uint32_t index, uint32_t capacity)
+        : queue(capacity), xbar_(&xbar), index_(index), capacity_(capacity) {}
     bool can_accept(const MemRequest&) const override { return queue.size() < capacity_; }
     void accept(const MemRequest& r) override {
       queue.push(r);
       ++xbar_->queued_;
+      set_bit(xbar_->in_bits_, index_);
       xbar_->wake();
     }
     RingQueue<MemRequest> queue;
@@ -62,6 +64,7 @@ class Crossbar : public Component {
 
    private:
     Crossbar* xbar_;
+    uint32_t index_;
     uint32_t capacity_;
   };
   struct InFlight {
@@ -74,6 +77,8 @@ class Crossbar : public Component {
     Cycle busy_until = 0;
   };
 
+  static void set_bit(std::vector<uint64_t>& v, uint32_t i) { v[i / 64] |= uint64_t(1) << (i % 64); }
+  static void clear_bit(std::vector<uint64_t>& v, uint32_t i) { v[i / 64] &= ~(uint64_t(1) << (i % 64)); }
   uint32_t route(const MemRequest& r) const { return direction_ == Direction::ToMemory ? r.partition : r.sm; }
 
   IcntParams params_;
@@ -83,6 +88,9 @@ class Crossbar : public Component {
   uint32_t next_input_ = 0;  // round-robin start
   uint64_t queued_ = 0;      // packets in input queues
   uint64_t buffered_ = 0;    // packets granted, not yet delivered
+  // Bit per input with a queued packet / output with a granted one: a tick
+  // visits only those (idle ports of a large GPU cost nothing).
+  std::vector<uint64_t> in_bits_, out_bits_;
   CrossbarStats stats_;
 };
 
