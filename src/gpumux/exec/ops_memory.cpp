@@ -129,7 +129,7 @@ inline uint64_t load_bytes(const uint8_t* p, unsigned bytes) {
     case 2: { uint16_t v; std::memcpy(&v, p, 2); return v; }
     case 4: { uint32_t v; std::memcpy(&v, p, 4); return v; }
     case 8: { uint64_t v; std::memcpy(&v, p, 8); return v; }
-    default: { uint64_t v = 0; std::memcpy(&v, p, bytes); return v; }
+    default: { uint64_t v = 0; std::memcpy(&v, p, bytes < 8 ? bytes : 8); return v; }
   }
 }
 inline void store_bytes(uint8_t* p, uint64_t x, unsigned bytes) {
@@ -138,7 +138,7 @@ inline void store_bytes(uint8_t* p, uint64_t x, unsigned bytes) {
     case 2: { uint16_t v = uint16_t(x); std::memcpy(p, &v, 2); return; }
     case 4: { uint32_t v = uint32_t(x); std::memcpy(p, &v, 4); return; }
     case 8: std::memcpy(p, &x, 8); return;
-    default: std::memcpy(p, &x, bytes); return;
+    default: std::memcpy(p, &x, bytes < 8 ? bytes : 8); return;
   }
 }
 
@@ -157,6 +157,41 @@ void ld(StepContext& c, const ptx::Instruction& in) {
                     : std::max(esize, reg_width(c, regs[k]));
   }
   const bool rec = c.warp->recording();
+  if constexpr (S == Space::Shared) {
+    // Fast path: every lane aligned and in bounds (checked for all lanes
+    // first); otherwise the per-lane path below faults at the first bad lane.
+    std::vector<uint8_t>& sh = c.warp->tb().shared();
+    const uint64_t size = sh.size();
+    const uint64_t align = std::has_single_bit(total) ? total - 1 : 0;
+    uint64_t addrs[kWarpSize];
+    bool ok = true;
+    for_each_lane(c.mask, [&](unsigned lane) {
+      uint64_t addr = a.lane(c, lane);
+      addrs[lane] = addr;
+      ok &= (addr & align) == 0 && addr + total <= size && addr + total >= addr;
+    });
+    if (ok) {
+      if (rec && c.mask) {
+        MemAccess& m = c.warp->access();
+        m.space = Space::Shared;
+        m.bytes = total;
+        m.is_store = false;
+        m.is_atomic = false;
+        m.mask |= c.mask;
+        for_each_lane(c.mask, [&](unsigned lane) { m.addr[lane] = addrs[lane]; });
+      }
+      const uint8_t* base = sh.data();
+      for (unsigned k = 0; k < n; ++k) {
+        if (regs[k] == ptx::kNoReg) continue;
+        uint64_t* dst = c.regs + size_t(regs[k]) * kWarpSize;
+        const unsigned off = k * esize, width = widths[k];
+        for_each_lane(c.mask, [&](unsigned lane) {
+          dst[lane] = extend(load_bytes(base + addrs[lane] + off, esize), esize, width, sgn);
+        });
+      }
+      return;
+    }
+  }
   for_each_lane(c.mask, [&](unsigned lane) {
     uint64_t addr = a.lane(c, lane);
     Space rs;
