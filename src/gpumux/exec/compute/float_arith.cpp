@@ -8,7 +8,9 @@
 // .approx operations use the host's float libm (deterministic, within the
 // PTX error bounds for the common range). .ftz flushes subnormal inputs and
 // results to sign-preserving zero; .sat clamps to [0, 1] with NaN -> +0.
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <type_traits>
 
 #include "gpumux/exec/compute/families.h"
@@ -202,8 +204,42 @@ struct FloatOp {
   }
 };
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// fma.rn.f32 without .ftz/.sat on a host with FMA instructions: the hardware
+// fma is correctly rounded, like fused(), so the results are identical; it
+// vectorises where the to-odd sum does not.
+__attribute__((target("avx2,fma"))) void fma_f32_hw(StepContext& ctx, const ptx::Instruction& in) {
+  if (in.ops[0].kind == ptx::OperandKind::Sink) return;
+  const SrcLanes a(ctx, in.ops[1]), b(ctx, in.ops[2]), c(ctx, in.ops[3]);
+  uint64_t* d = ctx.lanes(in.ops[0].reg);
+  auto one = [](uint64_t x, uint64_t y, uint64_t z) __attribute__((target("avx2,fma"))) {
+    float r = __builtin_fmaf(from_bits<float>(x), from_bits<float>(y), from_bits<float>(z));
+    return to_bits(canonicalize(r));
+  };
+  if (ctx.mask == kFullMask) {
+    uint64_t out[kWarpSize];
+    for (unsigned l = 0; l < kWarpSize; ++l) out[l] = one(a[l], b[l], c[l]);
+    std::memcpy(d, out, sizeof out);
+  } else {
+    for (uint32_t m = ctx.mask; m; m &= m - 1) {
+      unsigned l = unsigned(std::countr_zero(m));
+      d[l] = one(a[l], b[l], c[l]);
+    }
+  }
+}
+
+bool host_has_fma() {
+  static const bool has = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+  return has;
+}
+#endif
+
 template <class V, class Fn, bool Modified>
 ptx::ExecHandler float_handler(bool directed) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if constexpr (std::is_same_v<V, float> && std::is_same_v<Fn, FFma<false>> && !Modified)
+    if (!directed && host_has_fma()) return &fma_f32_hw;
+#endif
   if constexpr (kNative<V>)
     if (directed) return &with_rounding<&lanewise<FloatOp<V, Fn, Modified>>>;
   return &lanewise<FloatOp<V, Fn, Modified>>;
