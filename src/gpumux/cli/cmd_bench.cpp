@@ -2,6 +2,12 @@
 // workloads (compute-bound and memory-bound) on the gtx980 and titanv presets.
 //
 //   gpumux bench [--size tiny|small] [--json FILE] [--workloads a,b] [--configs x,y]
+//                [--repeat N] [--linear]
+//
+// --repeat N runs each workload N times in a row on one simulated GPU (N times
+// the thread blocks). --linear measures the cost of twice the work: each
+// workload runs once and twice, and the table shows the host-time ratio
+// (issue 4's bar: at most 2.1).
 //
 // Each run executes in a child process so that its host time and peak memory
 // are its own. Host time is the process's CPU time (user + system), which
@@ -32,10 +38,13 @@ struct BenchOptions {
   std::string json;
   std::vector<std::string> workloads{"sgemm", "pc", "blackscholes", "vecadd", "stencil", "spmv"};
   std::vector<std::string> configs{"gtx980", "titanv"};
+  unsigned repeat = 1;
+  bool linear = false;
 };
 
 struct BenchResult {
   std::string workload, config;
+  unsigned repeat = 1;
   bool passed = false;
   std::string error;
   uint64_t cycles = 0, warp_insts = 0;
@@ -47,6 +56,7 @@ nlohmann::json to_json(const BenchResult& r) {
   double s = r.host_seconds > 0 ? r.host_seconds : 1e-9;
   nlohmann::json j{{"workload", r.workload},
                    {"config", r.config},
+                   {"repeat", r.repeat},
                    {"cycles", r.cycles},
                    {"warp_insts", r.warp_insts},
                    {"host_seconds", r.host_seconds},
@@ -64,10 +74,11 @@ double cpu_seconds() {
 }
 
 // Runs one workload on one config in this process.
-BenchResult run_one(const std::string& name, const std::string& config, workloads::Size size) {
+BenchResult run_one(const std::string& name, const std::string& config, workloads::Size size, unsigned repeat) {
   BenchResult r;
   r.workload = name;
   r.config = config;
+  r.repeat = repeat;
   const workloads::WorkloadSpec* w = workloads::find_workload(name);
   if (!w) {
     r.error = "unknown workload";
@@ -78,7 +89,8 @@ BenchResult run_one(const std::string& name, const std::string& config, workload
     auto dev = timing::make_device(cfg.values());
     runtime::Context& ctx = dev->create_context(name);
     double start = cpu_seconds();
-    workloads::CheckResult c = workloads::run_workload(*w, ctx, size, 1);
+    workloads::CheckResult c;
+    for (unsigned i = 0; i < repeat && (i == 0 || c.passed); ++i) c = workloads::run_workload(*w, ctx, size, 1);
     r.host_seconds = cpu_seconds() - start;
     timing::TimingBackend& tb = timing::backend_of(*dev);
     r.cycles = tb.busy_cycles();
@@ -95,14 +107,15 @@ BenchResult run_one(const std::string& name, const std::string& config, workload
 }
 
 // run_one in a child process; the result comes back as JSON through a pipe.
-BenchResult run_isolated(const std::string& name, const std::string& config, workloads::Size size) {
+BenchResult run_isolated(const std::string& name, const std::string& config, workloads::Size size,
+                         unsigned repeat) {
   int fd[2];
-  if (pipe(fd) != 0) return run_one(name, config, size);
+  if (pipe(fd) != 0) return run_one(name, config, size, repeat);
   std::fflush(stdout);
   pid_t pid = fork();
   if (pid == 0) {
     close(fd[0]);
-    BenchResult r = run_one(name, config, size);
+    BenchResult r = run_one(name, config, size, repeat);
     nlohmann::json j = to_json(r);
     j["passed"] = r.passed;
     std::string s = j.dump();
@@ -125,6 +138,7 @@ BenchResult run_isolated(const std::string& name, const std::string& config, wor
   BenchResult r;
   r.workload = name;
   r.config = config;
+  r.repeat = repeat;
   if (out.empty()) {
     r.error = fmt::format("child process failed (status {})", status);
     return r;
@@ -139,15 +153,43 @@ BenchResult run_isolated(const std::string& name, const std::string& config, wor
   return r;
 }
 
+// Cost of twice the work: each workload once and twice on one GPU.
+void bench_linear(const BenchOptions& o, workloads::Size size) {
+  fmt::print("{:<13} {:<8} {:>12} {:>12} {:>9} {:>9} {:>11} {:>15}\n", "WORKLOAD", "CONFIG", "WARP_INSTS_1",
+             "WARP_INSTS_2", "HOST_S_1", "HOST_S_2", "HOST_RATIO", "PER_INST_RATIO");
+  nlohmann::json all = nlohmann::json::array();
+  for (const std::string& c : o.configs) {
+    for (const std::string& w : o.workloads) {
+      BenchResult one = run_isolated(w, c, size, 1);
+      BenchResult two = run_isolated(w, c, size, 2);
+      double ratio = one.host_seconds > 0 ? two.host_seconds / one.host_seconds : 0;
+      double work = one.warp_insts ? double(two.warp_insts) / double(one.warp_insts) : 0;
+      bool ok = one.passed && two.passed;
+      fmt::print("{:<13} {:<8} {:>12} {:>12} {:>9.2f} {:>9.2f} {:>11.3f} {:>15.3f}{}\n", w, c, one.warp_insts,
+                 two.warp_insts, one.host_seconds, two.host_seconds, ratio, work > 0 ? ratio / work : 0,
+                 ok ? "" : "  FAILED: " + (one.passed ? two.error : one.error));
+      std::fflush(stdout);
+      if (!ok) exit_code() = 1;
+      all.push_back({{"workload", w}, {"config", c}, {"once", to_json(one)}, {"twice", to_json(two)},
+                     {"host_ratio", ratio}, {"per_inst_ratio", work > 0 ? ratio / work : 0}});
+    }
+  }
+  if (!o.json.empty()) {
+    std::ofstream f(o.json);
+    f << all.dump(2) << "\n";
+  }
+}
+
 void bench(const BenchOptions& o) {
   workloads::Size size;
   if (!workloads::parse_size(o.size, size)) throw std::invalid_argument("unknown size " + o.size);
+  if (o.linear) return bench_linear(o, size);
   fmt::print("{:<13} {:<8} {:>12} {:>12} {:>9} {:>14} {:>12} {:>9}\n", "WORKLOAD", "CONFIG", "CYCLES",
              "WARP_INSTS", "HOST_S", "WARP_INSTS/S", "CYCLES/S", "RSS_MB");
   nlohmann::json all = nlohmann::json::array();
   for (const std::string& c : o.configs) {
     for (const std::string& w : o.workloads) {
-      BenchResult r = run_isolated(w, c, size);
+      BenchResult r = run_isolated(w, c, size, o.repeat);
       double s = r.host_seconds > 0 ? r.host_seconds : 1e-9;
       fmt::print("{:<13} {:<8} {:>12} {:>12} {:>9.2f} {:>14.0f} {:>12.0f} {:>9.1f}{}\n", w, c, r.cycles,
                  r.warp_insts, r.host_seconds, double(r.warp_insts) / s, double(r.cycles) / s,
@@ -172,6 +214,10 @@ void add_bench_commands(CLI::App& app) {
   b->add_option("--json", opt.json, "Also write the results as a JSON list to FILE");
   b->add_option("--workloads", opt.workloads, "Workloads to run")->delimiter(',');
   b->add_option("--configs", opt.configs, "GPU presets or config files")->delimiter(',');
+  b->add_option("--repeat", opt.repeat, "Run each workload N times in a row on one GPU (N times the thread blocks)")
+      ->check(CLI::Range(1u, 100u));
+  b->add_flag("--linear", opt.linear,
+              "Cost of twice the work: run each workload once and twice, print the host-time ratio");
   b->callback([] { bench(opt); });
 }
 
