@@ -46,6 +46,7 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
       smem_(p.shared_mem_bytes) {
   warps_.resize(p.warp_slots);
   for (WarpSlot& w : warps_) w.mem_ops.resize(p.mem_ops_per_warp);
+  mem_ops_full_ = uint32_t((1ull << p.mem_ops_per_warp) - 1);
   tbs_.resize(p.tb_slots);
   for (TbSlot& t : tbs_) t.warps.reserve(64);
   sub_cores_.resize(p.sub_cores);
@@ -173,20 +174,27 @@ void Sm::compute_ready(WarpSlot& w, Cycle) {
     w.waits_memory = false;
     return;
   }
-  const InstTiming& t = w.kernel->timing->at(w.warp->function(), w.warp->pc());
+  const exec::Warp& xw = *w.warp;
+  const ModuleTiming& mt = *w.kernel->timing;
+  const InstTiming& t = mt.at(xw.function(), xw.pc());
   w.next = &t;
+  // Sources and destinations (RAW and WAW); a slot beyond the scoreboard's
+  // size was never written: ready (0).
+  const exec::Frame& f = xw.frame();
+  const size_t reg_base = f.reg_base, pred_base = f.pred_base;
   Cycle r = w.fetch_ready;
   bool mem = false;
-  for (RegRef reg : w.kernel->timing->sources(t)) {
-    Cycle c = scoreboard_slot(w, reg);
-    mem |= c == kNever;
-    r = std::max(r, c);
-  }
-  for (RegRef reg : w.kernel->timing->destinations(t)) {
-    Cycle c = scoreboard_slot(w, reg);
-    mem |= c == kNever;
-    r = std::max(r, c);
-  }
+  auto check = [&](std::span<const RegRef> refs) {
+    for (RegRef reg : refs) {
+      const std::vector<Cycle>& v = reg.pred ? w.pred_ready : w.reg_ready;
+      size_t abs = (reg.pred ? pred_base : reg_base) + reg.index;
+      Cycle c = abs < v.size() ? v[abs] : 0;
+      mem |= c == kNever;
+      r = std::max(r, c);
+    }
+  };
+  check(mt.sources(t));
+  check(mt.destinations(t));
   w.ready_at = r;
   w.waits_memory = mem;
 }
@@ -219,7 +227,7 @@ bool Sm::can_issue(const SubCore& sc, const WarpSlot& w, Cycle now) const {
   const InstTiming& t = *w.next;
   if (sc.unit_free[unsigned(t.unit)] > now) return false;
   return t.kind != InstKind::Memory ||
-         (lsu_has_room(now) && w.mem_ops_used != (1ull << w.mem_ops.size()) - 1);
+         (lsu_has_room(now) && w.mem_ops_used != mem_ops_full_);
 }
 
 IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
@@ -266,7 +274,7 @@ IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
         why = IssueOutcome::Pipe;
         next = std::min(next, unit);
       } else if (t.kind == InstKind::Memory &&
-                 (!lsu_has_room(now) || w.mem_ops_used == (1ull << w.mem_ops.size()) - 1)) {
+                 (!lsu_has_room(now) || w.mem_ops_used == mem_ops_full_)) {
         why = IssueOutcome::Memory;
         if (lsu_count_ < lsu_.size()) next = std::min(next, now + 1);  // shared backlog drains by time
       } else {

@@ -105,19 +105,20 @@ class Sm : public Component, public mem::MemSink {
     std::array<uint32_t, 4> regs{};  // absolute scoreboard slots (kPredBit for predicates)
   };
 
-  struct WarpSlot {
+  // What a scan reads comes first, in one host cache line.
+  struct alignas(64) WarpSlot {
     exec::Warp* warp = nullptr;
     KernelInstance* kernel = nullptr;
-    uint16_t tb = 0;
-    uint8_t sub_core = 0;
-    Block block = Block::None;
+    const InstTiming* next = nullptr;
     uint64_t age = 0;
     Cycle fetch_ready = 0;  // next instruction in the instruction buffer
     Cycle ready_at = 0;     // operands and instruction ready (kNever: waits for an event)
-    bool waits_memory = false;  // ready_at is kNever because of a pending load
-    const InstTiming* next = nullptr;
-    uint32_t pending_stores = 0;  // instructions whose write acknowledgements are missing
     uint32_t mem_ops_used = 0;    // bit per MemOp entry in use
+    uint16_t tb = 0;
+    uint8_t sub_core = 0;
+    Block block = Block::None;
+    bool waits_memory = false;  // ready_at is kNever because of a pending load
+    uint32_t pending_stores = 0;  // instructions whose write acknowledgements are missing
     std::vector<Cycle> reg_ready, pred_ready;  // scoreboard: by frame base + index
     std::vector<MemOp> mem_ops;
   };
@@ -186,6 +187,7 @@ class Sm : public Component, public mem::MemSink {
   RangeAllocator regs_, smem_;
   uint32_t tbs_used_ = 0, warps_used_ = 0, threads_used_ = 0;
   std::vector<WarpSlot> warps_;
+  uint32_t mem_ops_full_ = 0;  // mem_ops_used when every MemOp entry of a warp is in use
   std::vector<uint16_t> free_warps_;
   std::vector<TbSlot> tbs_;
   std::vector<SubCore> sub_cores_;
