@@ -15,6 +15,7 @@ void DramStats::register_in(StatRegistry& reg, const std::string& prefix) {
   reg.add(prefix + ".activates", activates, "ACTIVATE commands");
   reg.add(prefix + ".precharges", precharges, "PRECHARGE commands");
   reg.add(prefix + ".data_cycles", data_cycles, "cycles the data bus carried data");
+  reg.add(prefix + ".refreshes", refreshes, "all-bank refreshes while the channel had work");
 }
 
 DramChannel::DramChannel(Engine& engine, DomainId domain, std::string name, const DramParams& params,
@@ -26,6 +27,7 @@ DramChannel::DramChannel(Engine& engine, DomainId domain, std::string name, cons
       bank_has_hit_(params.banks),
       done_(params.queue_size) {
   queue_.reserve(params.queue_size);
+  next_refresh_ = params.tREFI;
 }
 
 uint32_t DramChannel::columns_for(SectorMask sectors) const {
@@ -119,6 +121,27 @@ bool DramChannel::issue_row(Cycle now, Cycle& next) {
   return false;
 }
 
+bool DramChannel::refresh(Cycle now) {
+  if (params_.tREFI == 0 || now < next_refresh_) return false;
+  if (now >= next_refresh_ + params_.tREFI) {
+    // Slept through refreshes: they left every bank closed.
+    next_refresh_ += (now - next_refresh_) / params_.tREFI * params_.tREFI;
+    for (Bank& b : banks_) b.open = false;
+  }
+  // Precharge-all waits for every open bank's tRAS and write recovery.
+  for (const Bank& b : banks_)
+    if (b.open && b.pre_ok > now) return true;
+  Cycle ready = now + params_.tRP + params_.tRFC;
+  for (Bank& b : banks_) {
+    b.open = false;
+    b.act_ok = std::max(b.act_ok, ready);
+  }
+  next_refresh_ += params_.tREFI;
+  stats_.refreshes.add();
+  sched_dirty_ = true;
+  return true;
+}
+
 Cycle DramChannel::tick(Cycle now) {
   while (!done_.empty() && done_.front().first <= now) {
     const MemRequest& r = done_.front().second;
@@ -129,9 +152,9 @@ Cycle DramChannel::tick(Cycle now) {
     done_.pop();
     engine().note_progress();
   }
-  if (!queue_.empty() && (sched_dirty_ || now >= sched_recheck_)) {
+  if (!queue_.empty() && !refresh(now) && (sched_dirty_ || now >= sched_recheck_)) {
     // Skipped while nothing it depends on changed: same commands, less work.
-    Cycle next = kNever;
+    Cycle next = params_.tREFI ? next_refresh_ : kNever;
     bool issued = issue_column(now, next);
     issued |= issue_row(now, next);
     sched_dirty_ = issued;

@@ -15,7 +15,11 @@
 // A read is returned above controller_latency cycles after its last data beat
 // is on the bus; a write is acknowledged likewise; a writeback completes
 // silently.
-// Not modeled: refresh, read/write bus turnaround, tFAW, power-down.
+// All-bank refresh (tREFI > 0): every tREFI cycles the channel stops issuing,
+// precharges every bank once it may (tRAS, tWR), and keeps all banks closed
+// for tRP + tRFC. Refreshes due while the channel sleeps idle happen unseen:
+// it wakes with its banks closed.
+// Not modeled: read/write bus turnaround, tFAW, power-down.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +41,7 @@ struct DramStats {
   KeyedCounter row_hits, row_misses, row_conflicts;   // first command a request needed: column, activate, precharge
   Counter activates, precharges;
   Counter data_cycles;  // cycles the data bus carried data
+  Counter refreshes;
 
   void register_in(StatRegistry& reg, const std::string& prefix);
 };
@@ -77,6 +82,8 @@ class DramChannel : public Component, public MemSink {
   // the earliest cycle it might, unless the queue or a bank changes first.
   bool issue_column(Cycle now, Cycle& next);
   bool issue_row(Cycle now, Cycle& next);
+  // True while a due refresh keeps the channel from issuing.
+  bool refresh(Cycle now);
 
   DramParams params_;
   const AddressMap& map_;
@@ -91,6 +98,7 @@ class DramChannel : public Component, public MemSink {
   // unless a request arrives or a command is issued (sched_dirty_).
   bool sched_dirty_ = true;
   Cycle sched_recheck_ = 0;
+  Cycle next_refresh_ = 0;  // cycle the next refresh is due (tREFI > 0)
   RingQueue<std::pair<Cycle, MemRequest>> done_;  // completion cycle order = data bus order
   DramStats stats_;
 };

@@ -24,6 +24,8 @@ struct DramParams {
   uint32_t tCCD = 1;
   uint32_t tRRD = 10;
   uint32_t tWR = 24;
+  uint32_t tREFI = 0;  // 0: refresh not modeled
+  uint32_t tRFC = 0;
 
   // Bytes moved by one column command.
   uint32_t atom_bytes() const { return bus_bytes * burst_length; }
@@ -49,12 +51,18 @@ struct DramParams {
     d.param("tCCD", &DramParams::tCCD, "cycles", "column command to column command").range(1, 1000);
     d.param("tRRD", &DramParams::tRRD, "cycles", "activate to activate of another bank").range(1, 1000);
     d.param("tWR", &DramParams::tWR, "cycles", "end of write data to precharge").range(0, 1000);
+    d.param("tREFI", &DramParams::tREFI, "cycles",
+            "interval between all-bank refreshes (3.9 us in GDDR5 and HBM2); 0: refresh not modeled")
+        .range(0, 1 << 24);
+    d.param("tRFC", &DramParams::tRFC, "cycles", "all-bank refresh: every bank is unavailable this long")
+        .range(0, 1 << 20);
     d.check([](const DramParams& p) -> std::string {
       if (p.burst_length % p.data_rate != 0) return "dram.burst_length must be a multiple of dram.data_rate";
       if (32 % p.atom_bytes() != 0 && p.atom_bytes() % 32 != 0)
         return "dram.bus_bytes * dram.burst_length must divide or be a multiple of the 32 B sector";
       if (p.atom_bytes() > 128) return "dram.bus_bytes * dram.burst_length must be at most one 128 B line";
       if (p.row_bytes % 128 != 0) return "dram.row_bytes must be a multiple of the 128 B line";
+      if (p.tREFI && p.tRFC >= p.tREFI) return "dram.tRFC must be shorter than dram.tREFI";
       return "";
     });
   }
