@@ -10,6 +10,7 @@ namespace gpumux {
 struct FrontendParams {
   uint32_t launch_latency = 3000;  // core cycles (~2.7 us at 1.1 GHz)
   uint32_t max_active_kernels = 32;
+  bool check_invariants = false;
 
   static void declare(ParamDecl<FrontendParams>& d) {
     d.param("launch_latency", &FrontendParams::launch_latency, "core cycles",
@@ -18,6 +19,9 @@ struct FrontendParams {
     d.param("max_active_kernels", &FrontendParams::max_active_kernels, "kernels",
             "kernels dispatching TBs at once (hardware kernel dispatch table entries)")
         .range(1, 1024);
+    d.param("check_invariants", &FrontendParams::check_invariants, "",
+            "after every TB placement, check the SM's resource accounting and the sharing policy's exclusivity "
+            "(frontend/invariants.h; slow, for testing)");
   }
 };
 

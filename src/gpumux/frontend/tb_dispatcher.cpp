@@ -4,11 +4,15 @@
 
 #include <fmt/format.h>
 
+#include "gpumux/frontend/invariants.h"
+
 namespace gpumux::frontend {
 
 TbDispatcher::TbDispatcher(Engine& engine, DomainId core, const FrontendParams& p,
                            std::unique_ptr<SharingPolicy> policy)
-    : Component(engine, core, "frontend"), p_(p), policy_(std::move(policy)) {}
+    : Component(engine, core, "frontend"), p_(p), policy_(std::move(policy)) {
+  if (!policy_) policy_ = make_sharing_policy("fcfs");
+}
 
 TbDispatcher::~TbDispatcher() = default;
 
@@ -18,6 +22,7 @@ size_t TbDispatcher::enqueue(std::unique_ptr<sm::KernelInstance> k, uint32_t str
   rec.id = k->id;
   rec.app = k->app;
   rec.stream = stream;
+  rec.priority = k->priority;
   rec.name = std::move(name);
   rec.label = k->label;
   rec.key = k->key;
@@ -43,59 +48,115 @@ bool TbDispatcher::app_idle(uint32_t app) const {
   return app >= pending_per_app_.size() || pending_per_app_[app] == 0;
 }
 
-Cycle TbDispatcher::tick(Cycle now) {
-  Cycle next = kNever;
-  // Activate stream heads whose launch latency has passed.
+std::vector<ActiveKernel> TbDispatcher::active_kernels() const {
+  std::vector<ActiveKernel> v;
+  v.reserve(active_.size());
+  for (const Running* r : active_) {
+    // A faulted launch dispatches no more TBs: it has none left.
+    uint64_t n = r->kernel->fault ? r->next_tb : r->kernel->grid.num_tbs();
+    v.push_back(ActiveKernel{r->kernel.get(), n - r->next_tb, r->next_tb - r->tbs_done});
+  }
+  return v;
+}
+
+void TbDispatcher::repartition() {
+  std::vector<ActiveKernel> a = active_kernels();
+  policy_->repartition(a, std::span<sm::Sm* const>(sms_));
+}
+
+// Activates stream heads whose launch latency has passed, by priority then
+// readiness while the active-kernel table has room. True if any was.
+bool TbDispatcher::activate(Cycle now, Cycle& next) {
+  std::vector<Running*> ready;
   for (auto& [sid, q] : streams_) {
     if (q.empty() || q.front().active) continue;
     Running& r = q.front();
-    if (r.ready_at > now) {
+    if (r.ready_at > now)
       next = std::min(next, r.ready_at);
-    } else if (active_.size() < p_.max_active_kernels) {
-      r.active = true;
-      records_[r.record].activated = now;
-      active_.push_back(&r);
-      policy_->kernel_activated(*r.kernel);
-    }
+    else
+      ready.push_back(&r);
   }
-  // One TB per SM per cycle, SMs visited round-robin, kernels in FCFS order.
-  bool placed = false, left = false;
+  if (ready.empty() || active_.size() >= p_.max_active_kernels) return false;
+  std::sort(ready.begin(), ready.end(), [](const Running* a, const Running* b) {
+    if (a->kernel->priority != b->kernel->priority) return a->kernel->priority > b->kernel->priority;
+    if (a->ready_at != b->ready_at) return a->ready_at < b->ready_at;
+    return a->record < b->record;
+  });
+  bool any = false;
+  for (Running* r : ready) {
+    if (active_.size() >= p_.max_active_kernels) break;
+    r->active = true;
+    r->activation = activations_++;
+    records_[r->record].activated = now;
+    // Dispatch-priority order: priority (higher first), then activation order.
+    auto at = std::find_if(active_.begin(), active_.end(),
+                           [&](const Running* o) { return o->kernel->priority < r->kernel->priority; });
+    active_.insert(at, r);
+    any = true;
+  }
+  return any;
+}
+
+bool TbDispatcher::may_place(const Running& r, const sm::Sm& s) const {
+  const sm::KernelInstance& k = *r.kernel;
+  if (!s.fits(k)) return false;
+  uint32_t mine = s.resident_tbs(k.id);
+  if (mine >= policy_->quota(k, s.id())) return false;
+  return !policy_->exclusive_sms() || s.resident_tbs() == mine;
+}
+
+Cycle TbDispatcher::tick(Cycle now) {
+  Cycle next = kNever;
+  if (activate(now, next)) repartition();
+  // One TB per SM per cycle, SMs visited round-robin, kernels in dispatch-priority order.
+  bool placed = false, last_dispatched = false, left = false;
   size_t n = sms_.size();
   for (size_t i = 0; i < n; ++i) {
     sm::Sm& s = *sms_[(next_sm_ + i) % n];
     for (Running* r : active_) {
-      if (r->next_tb >= r->kernel->grid.num_tbs()) continue;
-      if (!s.fits(*r->kernel) || !policy_->may_place(*r->kernel, s)) continue;
+      uint64_t num = r->kernel->grid.num_tbs();
+      if (r->next_tb >= num || r->kernel->fault || !may_place(*r, s)) continue;  // a faulted launch dispatches no more
       if (r->next_tb == 0) records_[r->record].first_tb = now;
-      s.start_tb(*r->kernel, r->next_tb++);
+      uint64_t tb = r->next_tb++;
+      s.start_tb(*r->kernel, tb);
+      if (sink_) sink_->tb_started(s.id(), *r->kernel, tb, now);
+      if (p_.check_invariants) check_sm_invariants(s, *policy_, active_kernels());
       placed = true;
+      last_dispatched |= r->next_tb == num;
       break;
     }
   }
   next_sm_ = (next_sm_ + 1) % std::max<size_t>(n, 1);
-  for (Running* r : active_) left |= r->next_tb < r->kernel->grid.num_tbs();
-  // More TBs may fit next cycle only if some were placed (else resources or the
-  // policy block them until a TB finishes, which wakes the dispatcher).
-  if (placed && left) next = std::min(next, now + 1);
+  if (last_dispatched) repartition();
+  for (Running* r : active_) left |= r->next_tb < r->kernel->grid.num_tbs() && !r->kernel->fault;
+  // More TBs may be placed next cycle only if some were placed or the
+  // partition changed; otherwise resources, quotas or exclusivity block them
+  // until a TB finishes or a kernel ends, which wakes the dispatcher.
+  if ((placed || last_dispatched) && left) next = std::min(next, now + 1);
   return next;
 }
 
-void TbDispatcher::tb_done(uint32_t, sm::KernelInstance& k) {
+void TbDispatcher::tb_done(uint32_t sm, sm::KernelInstance& k, uint64_t tb_index) {
   auto it = std::find_if(active_.begin(), active_.end(), [&](Running* r) { return r->kernel.get() == &k; });
   Running& r = **it;
   wake();
-  if (++r.tbs_done < k.grid.num_tbs()) return;
+  if (sink_) sink_->tb_finished(sm, k, tb_index, engine().cycle(domain()));
+  // A faulted launch ends when the TBs it dispatched have been aborted.
+  if (++r.tbs_done < (k.fault ? r.next_tb : k.grid.num_tbs())) return;
   Cycle now = engine().wake_cycle(domain());
   KernelRecord& rec = records_[r.record];
   rec.finished = now;
+  rec.warp_insts = k.warp_insts;
+  rec.fault = k.fault;
   rec.done = true;
-  policy_->kernel_finished(k);
   active_.erase(it);
   --pending_per_app_[k.app];
+  if (sink_) sink_->kernel_finished(rec);
   StreamId s{k.app, rec.stream};
   std::deque<Running>& q = streams_[s];
-  q.pop_front();
+  q.pop_front();  // destroys k
   if (!q.empty()) make_head(s, now);
+  repartition();
   engine().stop();  // lets the host side see the completion
 }
 
@@ -108,8 +169,26 @@ std::string TbDispatcher::describe_wait() const {
                      sid.first, sid.second, q.size(), r.kernel->label, r.active ? "active" : "waiting for launch",
                      r.next_tb, r.kernel->grid.num_tbs(), r.tbs_done);
   }
+  // The partition as each active kernel sees it.
+  for (const Running* r : active_) {
+    const sm::KernelInstance& k = *r->kernel;
+    uint32_t allowed = 0, lo = SharingPolicy::kUnlimited, hi = 0, resident = 0, blocked = 0;
+    for (const sm::Sm* m : sms_) {
+      uint32_t q = policy_->quota(k, m->id()), mine = m->resident_tbs(k.id);
+      resident += mine;
+      if (q == 0) continue;
+      ++allowed;
+      lo = std::min(lo, q);
+      hi = std::max(hi, q);
+      if (policy_->exclusive_sms() && m->resident_tbs() != mine) ++blocked;
+    }
+    auto qs = [](uint32_t q) { return q == SharingPolicy::kUnlimited ? std::string("unlimited") : std::to_string(q); };
+    std::string quota = allowed == 0 ? "no SM" : lo == hi ? qs(lo) : qs(lo) + ".." + qs(hi);
+    s += fmt::format("{}{} {} (priority {}): {} resident; quota {} on {}/{} SMs", s.empty() ? "" : "\n    ",
+                     policy_->name(), k.label, k.priority, resident, quota, allowed, sms_.size());
+    if (blocked) s += fmt::format(", {} of them still hold another kernel's TBs", blocked);
+  }
   return s;
 }
 
 }  // namespace gpumux::frontend
-

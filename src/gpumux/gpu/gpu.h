@@ -28,8 +28,7 @@ namespace gpumux::gpu {
 
 class Gpu {
  public:
-  explicit Gpu(const GpuConfig& cfg,
-               std::unique_ptr<frontend::SharingPolicy> policy = std::make_unique<frontend::FcfsPolicy>());
+  explicit Gpu(const GpuConfig& cfg, std::unique_ptr<frontend::SharingPolicy> policy = nullptr);  // null: fcfs
   ~Gpu();
   Gpu(const Gpu&) = delete;
   Gpu& operator=(const Gpu&) = delete;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <string>
 
 #include "gpumux/core/stats.h"
@@ -21,11 +22,16 @@ struct TbNeeds {
 struct KernelInstance {
   uint32_t id = 0;     // launch order, unique in the run
   uint32_t app = 0;    // application (context) id
+  int priority = 0;    // of its stream: higher is more urgent
   StatKey key = kNoKey;
   std::string label;   // "app.kernel"
   exec::GridLaunch grid;
   const ModuleTiming* timing = nullptr;
   TbNeeds needs;
+  uint64_t warp_insts = 0;  // issued so far on all SMs (per-launch IPC)
+  // First device fault of the launch (set by the SM that saw it): its TBs are
+  // aborted and no more are dispatched.
+  std::exception_ptr fault;
 };
 
 }  // namespace gpumux::sm

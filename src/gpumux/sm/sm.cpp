@@ -113,6 +113,7 @@ void Sm::start_tb(KernelInstance& k, uint64_t tb_index) {
   TbSlot& t = tbs_[ti];
   t.used = true;
   t.kernel = &k;
+  t.index = tb_index;
   t.regs = *regs_.allocate(k.needs.registers);
   t.smem = *smem_.allocate(k.needs.shared_bytes);
   t.tb = std::make_unique<exec::ThreadBlock>(k.grid, k.grid.tb_coords(tb_index), id_);
@@ -313,6 +314,7 @@ void Sm::issue(WarpSlot& w, uint16_t slot, Cycle now) {
   sc.unit_free[unsigned(t.unit)] = now + t.interval;
   StatKey key = w.kernel->key;
   stats_.warp_insts[key].add();
+  ++w.kernel->warp_insts;
   stats_.thread_insts[key].add(uint64_t(std::popcount(xw.active_mask())));
   uint32_t old_pc = xw.pc(), old_fn = xw.function();
   size_t old_depth = xw.frame().reg_base;
@@ -387,7 +389,7 @@ void Sm::finish_tb(uint16_t ti) {
   t.tb.reset();
   t.used = false;
   t.kernel = nullptr;
-  listener_.tb_done(id_, k);
+  listener_.tb_done(id_, k, t.index);
 }
 
 Cycle Sm::tick(Cycle now) {

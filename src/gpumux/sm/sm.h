@@ -54,7 +54,7 @@ const char* outcome_name(IssueOutcome o);
 class TbDoneListener {
  public:
   virtual ~TbDoneListener() = default;
-  virtual void tb_done(uint32_t sm, KernelInstance& kernel) = 0;
+  virtual void tb_done(uint32_t sm, KernelInstance& kernel, uint64_t tb_index) = 0;
 };
 
 struct SmStats {
@@ -126,6 +126,7 @@ class Sm : public Component, public mem::MemSink {
   struct TbSlot {
     std::unique_ptr<exec::ThreadBlock> tb;
     KernelInstance* kernel = nullptr;
+    uint64_t index = 0;  // linear TB index in the grid
     Range regs, smem;
     std::vector<uint16_t> warps;  // warp slots
     uint32_t unretired = 0;       // warps not yet exited with all accesses done

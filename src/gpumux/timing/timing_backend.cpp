@@ -38,6 +38,7 @@ void TimingBackend::launch(Launch& l) {
   k->id = next_launch_++;
   k->app = app;
   k->label = l.ctx->name() + "." + name;
+  k->priority = l.stream.priority;
   k->key = gpu_.keys().key(app, num, k->label);
   exec::GridLaunch& g = k->grid;
   g.module = &mod;
@@ -94,8 +95,8 @@ runtime::DeviceLimits limits_for(const GpuConfig& cfg) {
   return l;
 }
 
-std::unique_ptr<runtime::Device> make_device(const GpuConfig& cfg) {
-  return std::make_unique<runtime::Device>(limits_for(cfg), std::make_unique<TimingBackend>(cfg));
+std::unique_ptr<runtime::Device> make_device(const GpuConfig& cfg, std::unique_ptr<frontend::SharingPolicy> policy) {
+  return std::make_unique<runtime::Device>(limits_for(cfg), std::make_unique<TimingBackend>(cfg, std::move(policy)));
 }
 
 TimingBackend& backend_of(runtime::Device& dev) { return dynamic_cast<TimingBackend&>(dev.backend()); }

@@ -25,8 +25,8 @@ namespace gpumux::timing {
 
 class TimingBackend : public runtime::LaunchBackend {
  public:
-  explicit TimingBackend(const GpuConfig& cfg,
-                         std::unique_ptr<frontend::SharingPolicy> policy = std::make_unique<frontend::FcfsPolicy>());
+  // `policy` null: fcfs (frontend::make_sharing_policy).
+  explicit TimingBackend(const GpuConfig& cfg, std::unique_ptr<frontend::SharingPolicy> policy = nullptr);
   ~TimingBackend() override;
 
   void launch(Launch& l) override;
@@ -50,8 +50,10 @@ class TimingBackend : public runtime::LaunchBackend {
 
 // Device limits matching the configured GPU.
 runtime::DeviceLimits limits_for(const GpuConfig& cfg);
-// A device whose launches run on the timing model of `cfg`.
-std::unique_ptr<runtime::Device> make_device(const GpuConfig& cfg);
+// A device whose launches run on the timing model of `cfg`, TBs placed under
+// the sharing `policy` (null: fcfs).
+std::unique_ptr<runtime::Device> make_device(const GpuConfig& cfg,
+                                             std::unique_ptr<frontend::SharingPolicy> policy = nullptr);
 // The timing backend of a device made by make_device().
 TimingBackend& backend_of(runtime::Device& dev);
 

@@ -1,0 +1,263 @@
+// Unit tests of the sharing policies' partition arithmetic: fake kernels (only
+// their per-TB needs matter) and the real SMs of a gtx980 configuration.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpumux/frontend/policies/common.h"
+#include "gpumux/frontend/sharing_policy.h"
+#include "gpumux/gpu/gpu.h"
+
+namespace gpumux::frontend {
+namespace {
+
+constexpr uint32_t kUnl = SharingPolicy::kUnlimited;
+
+// A GPU whose SMs the policies partition (gtx980: 64 warps, 32 TBs, 2048
+// threads, 64K registers, 96 KB shared memory per SM).
+struct Sms {
+  explicit Sms(uint32_t n = 16)
+      : config(Config::build(std::string(GPUMUX_SOURCE_DIR) + "/configs/gtx980.toml",
+                             std::vector<std::string>{"gpu.num_sms=" + std::to_string(n)})),
+        gpu(config.values()) {
+    for (uint32_t i = 0; i < gpu.num_sms(); ++i) ptrs.push_back(&gpu.sm(i));
+  }
+  std::span<sm::Sm* const> span() const { return ptrs; }
+  Config config;
+  gpu::Gpu gpu;
+  std::vector<sm::Sm*> ptrs;
+};
+
+// A kernel whose TBs have `threads` threads, `regs_per_thread` registers each
+// and `smem` bytes of shared memory.
+std::unique_ptr<sm::KernelInstance> kernel(uint32_t id, uint32_t threads, uint32_t regs_per_thread = 32,
+                                           uint32_t smem = 0, uint32_t app = 0) {
+  auto k = std::make_unique<sm::KernelInstance>();
+  k->id = id;
+  k->app = app;
+  k->label = "app" + std::to_string(app) + ".k" + std::to_string(id);
+  k->needs.threads = threads;
+  k->needs.warps = (threads + 31) / 32;
+  k->needs.registers = k->needs.warps * 32 * regs_per_thread;
+  k->needs.shared_bytes = smem;
+  return k;
+}
+
+// quota(k, sm) on every SM.
+std::vector<uint32_t> quotas(const SharingPolicy& p, const sm::KernelInstance& k, const Sms& s) {
+  std::vector<uint32_t> v;
+  for (const sm::Sm* m : s.ptrs) v.push_back(p.quota(k, m->id()));
+  return v;
+}
+
+// The SM ids on which k may place TBs.
+std::vector<uint32_t> allowed(const SharingPolicy& p, const sm::KernelInstance& k, const Sms& s) {
+  std::vector<uint32_t> v;
+  for (const sm::Sm* m : s.ptrs)
+    if (p.quota(k, m->id()) > 0) v.push_back(m->id());
+  return v;
+}
+
+std::vector<uint32_t> range(uint32_t begin, uint32_t end) {
+  std::vector<uint32_t> v;
+  for (uint32_t i = begin; i < end; ++i) v.push_back(i);
+  return v;
+}
+
+TEST(SharingPolicies, RegistryKnowsEveryPolicyAndRejectsUnknownNames) {
+  EXPECT_EQ(sharing_policy_names(), (std::vector<std::string>{"fcfs", "spatial-even", "spatial-smart", "smk-even",
+                                                               "smk-drf", "smk-quota"}));
+  for (const std::string& n : sharing_policy_names()) EXPECT_EQ(make_sharing_policy(n)->name(), n);
+  try {
+    make_sharing_policy("lottery");
+    FAIL() << "no error";
+  } catch (const LoadError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("'lottery'"), std::string::npos) << m;
+    EXPECT_NE(m.find("spatial-smart"), std::string::npos) << m;
+  }
+  EXPECT_FALSE(make_sharing_policy("fcfs")->exclusive_sms());
+  EXPECT_TRUE(make_sharing_policy("spatial-even")->exclusive_sms());
+  EXPECT_TRUE(make_sharing_policy("spatial-smart")->exclusive_sms());
+  EXPECT_FALSE(make_sharing_policy("smk-even")->exclusive_sms());
+  EXPECT_FALSE(make_sharing_policy("smk-drf")->exclusive_sms());
+  EXPECT_FALSE(make_sharing_policy("smk-quota")->exclusive_sms());
+}
+
+TEST(SharingPolicies, TbsPerEmptySmTakesTheScarcestResource) {
+  SmParams p;  // defaults: 64 warps, 32 TBs, 2048 threads, 64K registers, 96 KB
+  EXPECT_EQ(policy::tbs_per_empty_sm(*kernel(0, 256), p), 8u);                 // threads (and warps, registers)
+  EXPECT_EQ(policy::tbs_per_empty_sm(*kernel(0, 32, 16), p), 32u);             // TB slots
+  EXPECT_EQ(policy::tbs_per_empty_sm(*kernel(0, 128, 128), p), 4u);            // registers
+  EXPECT_EQ(policy::tbs_per_empty_sm(*kernel(0, 64, 16, 40000), p), 2u);       // shared memory
+  EXPECT_EQ(policy::tbs_per_empty_sm(*kernel(0, 64, 16, 100000), p), 0u);      // never fits
+}
+
+TEST(SharingPolicies, FcfsIsUnlimitedEverywhere) {
+  Sms s(4);
+  auto p = make_sharing_policy("fcfs");
+  auto a = kernel(0, 256), b = kernel(1, 1024);
+  std::vector<ActiveKernel> act{{a.get(), 10, 0}, {b.get(), 10, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(quotas(*p, *a, s), std::vector<uint32_t>(4, kUnl));
+  EXPECT_EQ(quotas(*p, *b, s), std::vector<uint32_t>(4, kUnl));
+}
+
+TEST(SharingPolicies, SpatialEvenSplitsContiguousRangesRemainderToTheFirst) {
+  Sms s(16);
+  auto p = make_sharing_policy("spatial-even");
+  auto a = kernel(0, 256), b = kernel(1, 256), c = kernel(2, 256), done = kernel(3, 256);
+  std::vector<ActiveKernel> act{{a.get(), 100, 0}, {b.get(), 100, 5}, {done.get(), 0, 7}, {c.get(), 1, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(allowed(*p, *a, s), range(0, 6));  // 16 = 6 + 5 + 5
+  EXPECT_EQ(allowed(*p, *b, s), range(6, 11));
+  EXPECT_EQ(allowed(*p, *c, s), range(11, 16));
+  EXPECT_TRUE(allowed(*p, *done, s).empty());  // nothing left to dispatch: no SM
+  EXPECT_EQ(p->quota(*a, 0), kUnl);
+  // The set changes: b alone gets every SM.
+  act = {{b.get(), 100, 5}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(allowed(*p, *b, s), range(0, 16));
+  EXPECT_TRUE(allowed(*p, *a, s).empty());
+}
+
+TEST(SharingPolicies, SpatialEvenWithMoreKernelsThanSmsLeavesTheLastWaiting) {
+  Sms s(4);
+  auto p = make_sharing_policy("spatial-even");
+  std::vector<std::unique_ptr<sm::KernelInstance>> ks;
+  std::vector<ActiveKernel> act;
+  for (uint32_t i = 0; i < 6; ++i) {
+    ks.push_back(kernel(i, 128));
+    act.push_back({ks.back().get(), 4, 0});
+  }
+  p->repartition(act, s.span());
+  for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(allowed(*p, *ks[i], s), std::vector<uint32_t>{i});
+  EXPECT_TRUE(allowed(*p, *ks[4], s).empty());
+  EXPECT_TRUE(allowed(*p, *ks[5], s).empty());
+}
+
+TEST(SharingPolicies, SpatialSmartGivesNoKernelMoreSmsThanItCanFill) {
+  Sms s(16);
+  auto p = make_sharing_policy("spatial-smart");
+  // 256-thread TBs: 8 per empty SM. small: 10 TBs -> 2 SMs; tiny: 3 TBs -> 1 SM.
+  auto small = kernel(0, 256), big1 = kernel(1, 256), big2 = kernel(2, 256), tiny = kernel(3, 256);
+  std::vector<ActiveKernel> act{{small.get(), 6, 4}, {big1.get(), 1000, 0}, {big2.get(), 1000, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(allowed(*p, *small, s), range(0, 2));
+  EXPECT_EQ(allowed(*p, *big1, s), range(2, 9));  // 14 left: 7 + 7
+  EXPECT_EQ(allowed(*p, *big2, s), range(9, 16));
+  // Water-filling with a remainder: 16 = 1 (tiny) + 8 + 7.
+  act = {{tiny.get(), 3, 0}, {big1.get(), 1000, 0}, {big2.get(), 1000, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(allowed(*p, *tiny, s), range(0, 1));
+  EXPECT_EQ(allowed(*p, *big1, s), range(1, 9));
+  EXPECT_EQ(allowed(*p, *big2, s), range(9, 16));
+  // Everybody satisfied: the rest of the SMs stay idle.
+  act = {{small.get(), 10, 0}, {tiny.get(), 3, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(allowed(*p, *small, s), range(0, 2));
+  EXPECT_EQ(allowed(*p, *tiny, s), range(2, 3));
+}
+
+TEST(SharingPolicies, SmkEvenGivesEachKernelItsShareOfEveryResource) {
+  Sms s(4);
+  auto p = make_sharing_policy("smk-even");
+  // Halves: 16 TBs, 32 warps, 1024 threads, 32K registers, 48 KB.
+  auto thr = kernel(0, 256);                   // 1024 / 256 = 4 (threads, warps and registers)
+  auto shm = kernel(1, 64, 16, 20000);         // 49152 / 20000 = 2
+  std::vector<ActiveKernel> act{{thr.get(), 50, 0}, {shm.get(), 50, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(quotas(*p, *thr, s), std::vector<uint32_t>(4, 4u));
+  EXPECT_EQ(quotas(*p, *shm, s), std::vector<uint32_t>(4, 2u));
+  // Thirds (with a kernel limited by TB slots: 32 / 3 = 10).
+  auto slots = kernel(2, 32, 8);
+  act.push_back({slots.get(), 50, 0});
+  p->repartition(act, s.span());
+  EXPECT_EQ(p->quota(*thr, 0), 2u);    // 682 threads / 256
+  EXPECT_EQ(p->quota(*shm, 0), 1u);    // 32768 B / 20000
+  EXPECT_EQ(p->quota(*slots, 0), 10u);
+  // A kernel with nothing left to dispatch takes no share.
+  act = {{thr.get(), 50, 0}, {shm.get(), 0, 3}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(p->quota(*thr, 2), 8u);
+}
+
+TEST(SharingPolicies, SmkEvenShareTooSmallForOneTbIsAPartitionError) {
+  Sms s(4);
+  auto p = make_sharing_policy("smk-even");
+  std::vector<std::unique_ptr<sm::KernelInstance>> ks;
+  std::vector<ActiveKernel> act;
+  for (uint32_t i = 0; i < 4; ++i) {
+    ks.push_back(kernel(i, i == 2 ? 1024 : 128, 16, 0, i));
+    act.push_back({ks.back().get(), 8, 0});
+  }
+  try {
+    p->repartition(act, s.span());
+    FAIL() << "no error";
+  } catch (const PartitionError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("app2.k2"), std::string::npos) << m;
+    EXPECT_NE(m.find("smk-even"), std::string::npos) << m;
+    EXPECT_NE(m.find("1/4"), std::string::npos) << m;
+    EXPECT_NE(m.find("16 warps"), std::string::npos) << m;  // the share
+    EXPECT_NE(m.find("32 warps"), std::string::npos) << m;  // the need
+  }
+}
+
+TEST(SharingPolicies, SmkDrfEqualizesDominantShares) {
+  Sms s(2);
+  auto p = make_sharing_policy("smk-drf");
+  // a: 512 threads (dominant: threads/warps, 1/4 per TB); b: 128 threads and
+  // 32 KB (dominant: shared memory, 1/3 per TB). Progressive filling: a b a b
+  // a b, then a's 4th TB no longer fits the threads (1920 + 512 > 2048).
+  auto a = kernel(0, 512, 16), b = kernel(1, 128, 16, 32768);
+  std::vector<ActiveKernel> act{{a.get(), 100, 0}, {b.get(), 100, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(quotas(*p, *a, s), std::vector<uint32_t>(2, 3u));
+  EXPECT_EQ(quotas(*p, *b, s), std::vector<uint32_t>(2, 3u));
+  // b has only one TB to hold: a takes what fits beside it.
+  act = {{a.get(), 100, 0}, {b.get(), 1, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(p->quota(*b, 0), 1u);
+  EXPECT_EQ(p->quota(*a, 0), 3u);  // 3 * 512 + 128 threads; a 4th would need 2176
+  // Alone, a kernel fills the SM.
+  act = {{a.get(), 100, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(p->quota(*a, 1), 4u);
+  // Ties go to the first kernel in dispatch order.
+  auto c = kernel(2, 1024, 16), d = kernel(3, 1024, 16), e = kernel(4, 1024, 16);
+  act = {{c.get(), 9, 0}, {d.get(), 9, 0}, {e.get(), 9, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(p->quota(*c, 0), 1u);
+  EXPECT_EQ(p->quota(*d, 0), 1u);
+  EXPECT_EQ(p->quota(*e, 0), 0u);  // waits for a repartition
+}
+
+TEST(SharingPolicies, SmkQuotaUsesTheCountsOfEachApp) {
+  Sms s(4);
+  PolicyOptions o;
+  o.tb_quota_by_app = {{0, 2}, {1, 5}};
+  auto p = make_sharing_policy("smk-quota", o);
+  auto a = kernel(0, 256, 32, 0, 0), b = kernel(1, 256, 32, 0, 1), c = kernel(2, 256, 32, 0, 7);
+  std::vector<ActiveKernel> act{{a.get(), 10, 0}, {b.get(), 10, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(quotas(*p, *a, s), std::vector<uint32_t>(4, 2u));
+  EXPECT_EQ(quotas(*p, *b, s), std::vector<uint32_t>(4, 5u));
+  act.push_back({c.get(), 10, 0});
+  try {
+    p->repartition(act, s.span());
+    FAIL() << "no error";
+  } catch (const PartitionError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("app 7"), std::string::npos) << m;
+    EXPECT_NE(m.find("app7.k2"), std::string::npos) << m;
+  }
+  o.tb_quota_by_app[3] = 0;
+  EXPECT_THROW(make_sharing_policy("smk-quota", o), LoadError);
+}
+
+}  // namespace
+}  // namespace gpumux::frontend
