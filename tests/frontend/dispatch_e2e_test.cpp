@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "gpumux/frontend/invariants.h"
 #include "gpumux/frontend/sharing_policy.h"
 #include "gpumux/frontend/tb_dispatcher.h"
@@ -119,27 +121,27 @@ float fma_reference(unsigned tid, int iters) {
 // App 0 runs fma_chains (32 TBs of 256 threads), app 1 stream_copy (32 TBs
 // of 256 threads, two elements per thread), launched together (stream
 // priorities p0 and p1); checks both results.
-void run_pair(Multi& m, int p0 = 0, int p1 = 0) {
+void run_pair(Multi& m, int p0 = 0, int p1 = 0, uint32_t tbs0 = 32) {
   const uint32_t tbs = 32, threads = 256, iters = 48, n = 2 * tbs * threads;
   runtime::Context& a = *m.ctx[0];
   runtime::Context& b = *m.ctx[1];
-  DevPtr out_a = a.malloc(tbs * threads * 4);
+  DevPtr out_a = a.malloc(tbs0 * threads * 4);
   std::vector<float> in(n);
   for (uint32_t i = 0; i < n; ++i) in[i] = float(i) * 0.5f;
   DevPtr in_b = b.malloc_copy(in), out_b = b.malloc(n * 4);
   runtime::KernelArgs ka, kb;
   ka.add(out_a).add(int(iters));
   kb.add(in_b).add(out_b).add(int(n));
-  a.launch(m.mod[0]->kernel("fma_chains"), {tbs}, {threads}, 0, a.create_stream(p0), ka);
+  a.launch(m.mod[0]->kernel("fma_chains"), {tbs0}, {threads}, 0, a.create_stream(p0), ka);
   b.launch(m.mod[1]->kernel("stream_copy"), {tbs}, {threads}, 0, b.create_stream(p1), kb);
-  std::vector<float> ra = a.read<float>(out_a, tbs * threads);
+  std::vector<float> ra = a.read<float>(out_a, tbs0 * threads);
   std::vector<float> rb = b.read<float>(out_b, n);
-  for (uint32_t t = 0; t < tbs * threads; ++t) ASSERT_EQ(ra[t], fma_reference(t % threads, iters)) << t;
+  for (uint32_t t = 0; t < tbs0 * threads; ++t) ASSERT_EQ(ra[t], fma_reference(t % threads, iters)) << t;
   EXPECT_EQ(rb, in);
   ASSERT_EQ(m.backend().kernels().size(), 2u);
   EXPECT_TRUE(m.record(0).done && m.record(1).done);
   EXPECT_EQ(m.rec.finished_.size(), 2u);
-  EXPECT_EQ(m.rec.finished_tbs_[0].size(), tbs);
+  EXPECT_EQ(m.rec.finished_tbs_[0].size(), tbs0);
   EXPECT_EQ(m.rec.finished_tbs_[1].size(), tbs);
   EXPECT_FALSE(m.rec.over_quota_);
   EXPECT_TRUE(m.rec.resident_.size() <= kSms);
@@ -177,6 +179,18 @@ TEST(SharingPoliciesE2E, SpatialPoliciesNeverColocateKernels) {
     // Both started at once, each on its own half of the GPU.
     EXPECT_EQ(m.record(0).activated, m.record(1).activated);
     EXPECT_EQ(m.rec.first_start_[0].first, m.rec.first_start_[1].first);
+  }
+}
+
+TEST(SharingPoliciesE2E, SpatialSmartGivesASmallKernelOnlyTheSmsItFills) {
+  // App 0 has 4 TBs (8 fit an SM): one SM; app 1 gets the other three.
+  for (auto [p, sms1] : {std::pair<const char*, int>{"spatial-even", 2}, {"spatial-smart", 3}}) {
+    SCOPED_TRACE(p);
+    Multi m(p);
+    run_pair(m, 0, 0, 4);
+    EXPECT_TRUE(m.rec.colocated_.empty());
+    std::string want = fmt::format("{} app1.stream_copy (priority 0): 1 resident; quota unlimited on {}/4 SMs", p, sms1);
+    EXPECT_NE(m.rec.wait_report_.find(want), std::string::npos) << m.rec.wait_report_;
   }
 }
 

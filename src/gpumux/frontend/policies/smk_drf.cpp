@@ -41,7 +41,7 @@ class SmkDrfPolicy final : public SharingPolicy {
         for (size_t r = 0; r < policy::kNumResources; ++r) {
           if (need[i][r] == 0) continue;
           fits &= used[r] + need[i][r] <= cap[r];
-          dominant = std::max(dominant, double(count[i] * need[i][r]) / double(cap[r]));
+          if (cap[r] > 0) dominant = std::max(dominant, double(count[i] * need[i][r]) / double(cap[r]));
         }
         if (fits && (best == ks.size() || dominant < best_share)) {
           best = i;
