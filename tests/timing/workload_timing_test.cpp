@@ -39,13 +39,15 @@ INSTANTIATE_TEST_SUITE_P(All, WorkloadTimingTiny, ::testing::ValuesIn(workloads:
                          [](const auto& info) { return info.param->name; });
 
 // Pinned simulated cycles: any change to the timing model that moves these
-// must be deliberate (update the numbers and say why in the commit).
+// must be deliberate (update the numbers and say why in the commit). Copies
+// take simulated time since the PCIe model: kernels start at other phases of
+// the DRAM clock (vecadd, sgemm) and stencil's busy span includes its copies.
 TEST(PinnedCycles, TinyWorkloadsOnGtx980) {
   struct Pin {
     const char* name;
     Cycle cycles;
   };
-  for (Pin p : {Pin{"vecadd", 5473}, Pin{"sgemm", 51795}, Pin{"pc", 11262}, Pin{"stencil", 38087}}) {
+  for (Pin p : {Pin{"vecadd", 5528}, Pin{"sgemm", 51806}, Pin{"pc", 11262}, Pin{"stencil", 45587}}) {
     TimedRun r = run_timed(p.name);
     EXPECT_TRUE(r.check.passed) << p.name;
     EXPECT_EQ(r.cycles, p.cycles) << p.name;

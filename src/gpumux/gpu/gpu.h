@@ -1,6 +1,6 @@
 // A whole simulated GPU built from a configuration: the engine and its clock
 // domains, the memory system, one SM per configured SM, and the front end
-// (kernel queues and TB dispatcher with its sharing policy).
+// (kernel queues and TB dispatcher with its sharing policy, copy engines).
 //
 //   gpu::Gpu g(config.values());
 //   g.dispatcher().enqueue(...);      // usually through timing::TimingBackend
@@ -20,6 +20,7 @@
 #include "gpumux/core/engine.h"
 #include "gpumux/core/gpu_clocks.h"
 #include "gpumux/core/stats.h"
+#include "gpumux/frontend/copy_engine.h"
 #include "gpumux/frontend/tb_dispatcher.h"
 #include "gpumux/mem/memory_system.h"
 #include "gpumux/sm/sm.h"
@@ -40,6 +41,7 @@ class Gpu {
   StatKeys& keys() { return keys_; }
   mem::MemorySystem& memory() { return *memory_; }
   frontend::TbDispatcher& dispatcher() { return *dispatcher_; }
+  frontend::CopyEngine& copy_engine() { return *copy_engine_; }
   uint32_t num_sms() const { return uint32_t(sms_.size()); }
   sm::Sm& sm(uint32_t i) { return *sms_[i]; }
   const sm::Sm& sm(uint32_t i) const { return *sms_[i]; }
@@ -64,6 +66,7 @@ class Gpu {
   StatKeys keys_;
   std::unique_ptr<mem::MemorySystem> memory_;
   std::unique_ptr<frontend::TbDispatcher> dispatcher_;
+  std::unique_ptr<frontend::CopyEngine> copy_engine_;
   std::vector<std::unique_ptr<sm::Sm>> sms_;
 };
 

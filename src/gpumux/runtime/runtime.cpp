@@ -1,5 +1,6 @@
 #include "gpumux/runtime/runtime.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -78,9 +79,10 @@ std::vector<uint8_t> pack_arguments(const ptx::Function& fn, const KernelArgs& a
 
 // ---- Context ----
 
-Context::Context(Device& dev, uint32_t id, std::string name)
+Context::Context(Device& dev, uint32_t id, uint32_t app, std::string name)
     : dev_(dev),
       id_(id),
+      app_(app),
       name_(std::move(name)),
       mem_(std::make_unique<exec::AddressSpace>()),
       builtins_(std::make_unique<exec::BuiltinServices>()) {
@@ -91,24 +93,32 @@ Context::~Context() = default;
 DevPtr Context::malloc(uint64_t bytes) { return mem_->allocate(bytes); }
 void Context::free(DevPtr p) { mem_->release(p); }
 
+// Copies are synchronous, ordered after the context's earlier work (default
+// stream semantics). Their functional effect happens at once; the host then
+// waits for the modeled transfer time. Nothing else can observe the gap: the
+// context's own kernels are done and other contexts cannot read its memory.
 void Context::memcpy_h2d(DevPtr dst, const void* src, uint64_t bytes, Stream s) {
-  stream_synchronize(s);  // default-stream semantics: earlier kernels finish first
+  stream_synchronize(s);
   mem_->write(dst, src, bytes);
   if (InstructionObserver* o = dev_.backend().observer()) o->on_memcpy_h2d(*this, dst, bytes);
+  dev_.backend().transfer(*this, Transfer::HostToDevice, bytes);
 }
 void Context::memcpy_d2h(void* dst, DevPtr src, uint64_t bytes, Stream s) {
   stream_synchronize(s);
   mem_->read(src, dst, bytes);
+  dev_.backend().transfer(*this, Transfer::DeviceToHost, bytes);
 }
 void Context::memcpy_d2d(DevPtr dst, DevPtr src, uint64_t bytes, Stream s) {
   stream_synchronize(s);
   std::vector<uint8_t> tmp(bytes);
   mem_->read(src, tmp.data(), bytes);
   mem_->write(dst, tmp.data(), bytes);
+  dev_.backend().transfer(*this, Transfer::DeviceToDevice, bytes);
 }
 void Context::memset(DevPtr dst, int value, uint64_t bytes, Stream s) {
   stream_synchronize(s);
   mem_->fill(dst, uint8_t(value), bytes);
+  dev_.backend().transfer(*this, Transfer::Memset, bytes);
 }
 
 void Context::set_device_heap_limit(uint64_t bytes) { builtins_->heap_limit = bytes; }
@@ -130,24 +140,30 @@ Module& Context::load_module_string(const std::string& text, const std::string& 
   return *modules_.back();
 }
 
-void Context::memcpy_to_symbol(const Module& m, const std::string& sym, const void* src,
-                               uint64_t bytes, uint64_t offset) {
+namespace {
+void check_symbol_range(const Module& m, const std::string& sym, uint64_t bytes, uint64_t offset) {
   if (offset + bytes > m.symbol_size(sym))
     throw ApiError(fmt::format("copy of {} bytes at offset {} overruns symbol {} ({} bytes)", bytes,
                                offset, sym, m.symbol_size(sym)));
+}
+}  // namespace
+
+void Context::memcpy_to_symbol(const Module& m, const std::string& sym, const void* src,
+                               uint64_t bytes, uint64_t offset) {
+  check_symbol_range(m, sym, bytes, offset);
   synchronize();  // like cudaMemcpyToSymbol: ordered after earlier launches
   mem_->write(m.symbol(sym) + offset, src, bytes);
   if (InstructionObserver* o = dev_.backend().observer())
     o->on_memcpy_h2d(*this, m.symbol(sym) + offset, bytes);
+  dev_.backend().transfer(*this, Transfer::HostToDevice, bytes);
 }
 
 void Context::memcpy_from_symbol(void* dst, const Module& m, const std::string& sym,
                                  uint64_t bytes, uint64_t offset) {
-  if (offset + bytes > m.symbol_size(sym))
-    throw ApiError(fmt::format("copy of {} bytes at offset {} overruns symbol {} ({} bytes)", bytes,
-                               offset, sym, m.symbol_size(sym)));
+  check_symbol_range(m, sym, bytes, offset);
   synchronize();
   mem_->read(m.symbol(sym) + offset, dst, bytes);
+  dev_.backend().transfer(*this, Transfer::DeviceToHost, bytes);
 }
 
 Stream Context::create_stream(int priority) { return Stream{next_stream_++, priority}; }
@@ -229,10 +245,23 @@ Device::Device(DeviceLimits limits, std::unique_ptr<LaunchBackend> backend)
 
 Device::~Device() = default;
 
-Context& Device::create_context(const std::string& name) {
-  contexts_.push_back(
-      std::unique_ptr<Context>(new Context(*this, uint32_t(contexts_.size()), name)));
+Context& Device::create_context(const std::string& name) { return create_context(name, next_context_); }
+
+Context& Device::create_context(const std::string& name, uint32_t app) {
+  contexts_.push_back(std::unique_ptr<Context>(new Context(*this, next_context_++, app, name)));
   return *contexts_.back();
+}
+
+void Device::destroy_context(Context& ctx) {
+  auto it = std::find_if(contexts_.begin(), contexts_.end(), [&](const auto& c) { return c.get() == &ctx; });
+  if (it == contexts_.end()) throw ApiError(fmt::format("context {} is not a context of this device", ctx.name()));
+  try {
+    ctx.synchronize();
+  } catch (const DeviceFault&) {
+    // A broken context (its launch faulted) is destroyed all the same.
+  }
+  backend_->release(ctx);
+  contexts_.erase(it);
 }
 
 }  // namespace gpumux::runtime

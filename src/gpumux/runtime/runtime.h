@@ -149,7 +149,14 @@ class Context {
 
   const std::string& name() const { return name_; }
   uint32_t id() const { return id_; }
+  // The application the context belongs to (statistics are keyed by it): its
+  // id unless created for an application, e.g. one restarted in a new context.
+  uint32_t app() const { return app_; }
   Device& device() { return dev_; }
+  // Scheduling priority of the application's work (added to each stream's
+  // priority); higher is more urgent.
+  int priority() const { return priority_; }
+  void set_priority(int p) { priority_ = p; }
 
   // Memory. Errors (bad pointer, out of range) throw ApiError.
   DevPtr malloc(uint64_t bytes);
@@ -210,9 +217,10 @@ class Context {
 
  private:
   friend class Device;
-  Context(Device& dev, uint32_t id, std::string name);
+  Context(Device& dev, uint32_t id, uint32_t app, std::string name);
   Device& dev_;
-  uint32_t id_;
+  uint32_t id_, app_;
+  int priority_ = 0;
   std::string name_;
   std::unique_ptr<exec::AddressSpace> mem_;
   std::unique_ptr<exec::BuiltinServices> builtins_;
@@ -221,8 +229,11 @@ class Context {
   std::vector<double> event_times_;
 };
 
+// What a memory copy or memset moves, for backends that model its time.
+enum class Transfer : uint8_t { HostToDevice, DeviceToHost, DeviceToDevice, Memset };
+
 // Executes launches. The functional backend runs each kernel to completion
-// when launched; the timing backend (timing issue) replaces it.
+// when launched; the timing backend simulates them on the modeled GPU.
 class LaunchBackend {
  public:
   virtual ~LaunchBackend() = default;
@@ -236,6 +247,11 @@ class LaunchBackend {
   };
   virtual void launch(Launch& l) = 0;
   virtual void synchronize(Context& ctx) = 0;
+  // Called after the functional effect of a copy or memset of `bytes`:
+  // returns once the transfer has taken its simulated time (default: none).
+  virtual void transfer(Context&, Transfer, uint64_t /*bytes*/) {}
+  // The context is being destroyed: forget what refers to it.
+  virtual void release(Context&) {}
   virtual double now_ms() const = 0;  // simulated time
   virtual uint64_t warp_instructions() const = 0;  // executed so far, all contexts
   // Attaches (or with nullptr detaches) an observer of the following launches and copies.
@@ -259,6 +275,10 @@ class Device {
   Device(DeviceLimits limits, std::unique_ptr<LaunchBackend> backend);
   ~Device();
   Context& create_context(const std::string& name);
+  // A context of application `app` (see Context::app()).
+  Context& create_context(const std::string& name, uint32_t app);
+  // Destroys a context whose work is done (e.g. an application's finished run).
+  void destroy_context(Context& ctx);
   const DeviceLimits& limits() const { return limits_; }
   LaunchBackend& backend() { return *backend_; }
 
@@ -266,6 +286,7 @@ class Device {
   DeviceLimits limits_;
   std::unique_ptr<LaunchBackend> backend_;
   std::vector<std::unique_ptr<Context>> contexts_;
+  uint32_t next_context_ = 0;
 };
 
 }  // namespace gpumux::runtime

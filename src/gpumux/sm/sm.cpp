@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gpumux/core/error.h"
 #include "gpumux/sm/shared_memory.h"
 
 namespace gpumux::sm {
@@ -242,7 +243,12 @@ IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
     if (w.warp && w.age == sticky_age && &sub_cores_[w.sub_core] == &sc && can_issue(sc, w, now)) {
       next = std::min(next, now + 1);
       sc.last_key = w.kernel->key;
-      issue(w, sticky_slot, now);
+      try {
+        issue(w, sticky_slot, now);
+      } catch (const DeviceFault&) {  // as below
+        if (!w.kernel->fault) w.kernel->fault = std::current_exception();
+        abort_tb(w.tb);
+      }
       return IssueOutcome::Issued;
     }
   }
@@ -297,7 +303,14 @@ IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
       uint16_t slot = sc.views[size_t(pick)].slot;
       WarpSlot& w = warps_[slot];
       sc.last_key = w.kernel->key;
-      issue(w, slot, now);
+      try {
+        issue(w, slot, now);
+      } catch (const DeviceFault&) {
+        // The launch is terminated, like a CUDA context after a fault; other
+        // kernels on this SM run on. The host sees the fault at its next sync.
+        if (!w.kernel->fault) w.kernel->fault = std::current_exception();
+        abort_tb(w.tb);
+      }
       return IssueOutcome::Issued;
     }
     sc.last_key = stall_key;
@@ -308,6 +321,7 @@ IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
 }
 
 void Sm::issue(WarpSlot& w, uint16_t slot, Cycle now) {
+  if (w.kernel->fault) return abort_tb(w.tb);  // another TB of the launch faulted
   exec::Warp& xw = *w.warp;
   const InstTiming& t = *w.next;
   SubCore& sc = sub_cores_[w.sub_core];
@@ -353,6 +367,7 @@ void Sm::after_barrier_or_exit(WarpSlot& w, Cycle now) {
   uint32_t live = 0;
   for (uint16_t s : t.warps) {
     WarpSlot& o = warps_[s];
+    if (!o.warp || o.tb != w.tb) continue;  // retired (the slot may host another TB's warp now)
     if (o.warp->state() != exec::WarpState::Exited) ++live;
     if (o.block == Block::Barrier && o.warp->state() == exec::WarpState::Ready) {
       o.block = Block::None;
@@ -364,6 +379,26 @@ void Sm::after_barrier_or_exit(WarpSlot& w, Cycle now) {
   if (t.at_barrier > 0 && t.at_barrier == live)
     w.warp->fault("barrier deadlock: no warp of the TB can make progress (" + t.tb->describe_waits() + ")",
                   {});
+}
+
+void Sm::abort_tb(uint16_t ti) {
+  TbSlot& t = tbs_[ti];
+  // Slots of warps already retired may host another TB's warps now.
+  auto own = [&](uint16_t slot) { return warps_[slot].warp && warps_[slot].tb == ti; };
+  for (uint16_t slot : t.warps) {
+    WarpSlot& w = warps_[slot];
+    if (!own(slot) || w.block == Block::Exited) continue;
+    if (w.block == Block::Barrier) --t.at_barrier;
+    w.block = Block::Exited;
+    SubCore& sc = sub_cores_[w.sub_core];
+    std::erase(sc.warps, slot);
+    sc.dirty = true;
+  }
+  // Retiring may free the TB slot (finish_tb): iterate over a copy.
+  std::vector<uint16_t> warps;
+  for (uint16_t slot : t.warps)
+    if (own(slot)) warps.push_back(slot);
+  for (uint16_t slot : warps) try_retire(slot);
 }
 
 void Sm::try_retire(uint16_t slot) {

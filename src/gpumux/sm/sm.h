@@ -170,6 +170,8 @@ class Sm : public Component, public mem::MemSink {
   void after_barrier_or_exit(WarpSlot& w, Cycle now);
   Cycle& scoreboard_slot(WarpSlot& w, RegRef r);
   void try_retire(uint16_t slot);
+  // Ends every warp of TB `tb` now (its launch faulted); it retires once its memory accesses are done.
+  void abort_tb(uint16_t tb);
   void finish_tb(uint16_t tb);
   void account_until(Cycle now);
   void account_residency(Cycle now);

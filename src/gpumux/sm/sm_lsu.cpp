@@ -14,6 +14,7 @@ namespace {
 // Local memory of warp slots lives in a device-address region of its own,
 // interleaved by lane like hardware does so that a warp's accesses coalesce.
 constexpr uint64_t kLocalBase = 0x0000'7c00'0000'0000ull;
+constexpr uint32_t kMaxApps = 64;
 constexpr unsigned kLocalSlotShift = 28;  // 256 MB per warp slot: 512 KB per thread x 32 lanes
 
 uint32_t distinct_addresses(const exec::MemAccess& a) {
@@ -124,6 +125,12 @@ void Sm::issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now
     stats_.local_lines[key].add(e.lines.count);
   } else {
     coalesce_wide(a.addr, a.mask, a.bytes, e.lines);
+    // Applications have separate address spaces that reuse the same virtual
+    // addresses: give each its own physical range (1 TiB apart, below the
+    // local-memory region for up to 64 applications), so that the caches
+    // never hit on another application's lines.
+    uint64_t physical = uint64_t(w.kernel->app % kMaxApps) << 40;
+    for (unsigned i = 0; i < e.lines.count; ++i) e.lines.lines[i].line += physical;
     stats_.global_lines[key].add(e.lines.count);
   }
   op.lines_left = uint16_t(e.lines.count);

@@ -13,10 +13,10 @@ TimingBackend::TimingBackend(const GpuConfig& cfg, std::unique_ptr<frontend::Sha
 
 TimingBackend::~TimingBackend() = default;
 
-const sm::ModuleTiming& TimingBackend::timing_of(const exec::LoadedModule& m) {
-  auto& t = timings_[&m];
-  if (!t) t = std::make_unique<sm::ModuleTiming>(m, gpu_.config().sm);
-  return *t;
+const sm::ModuleTiming& TimingBackend::timing_of(const runtime::Context& ctx, const exec::LoadedModule& m) {
+  TimingEntry& e = timings_[&m];
+  if (!e.timing) e = {&ctx, std::make_unique<sm::ModuleTiming>(m, gpu_.config().sm)};
+  return *e.timing;
 }
 
 namespace {
@@ -31,14 +31,15 @@ void TimingBackend::launch(Launch& l) {
   const SmParams& sp = gpu_.config().sm;
   const exec::LoadedModule& mod = l.kernel->module();
   const std::string& name = l.kernel->name();
-  uint32_t app = l.ctx->id();
+  throw_if_faulted(*l.ctx);
+  uint32_t app = l.ctx->app();
   auto num = kernel_numbers_.try_emplace({app, name}, uint32_t(kernel_numbers_.size())).first->second;
 
   auto k = std::make_unique<sm::KernelInstance>();
   k->id = next_launch_++;
   k->app = app;
   k->label = l.ctx->name() + "." + name;
-  k->priority = l.stream.priority;
+  k->priority = l.ctx->priority() + l.stream.priority;
   k->key = gpu_.keys().key(app, num, k->label);
   exec::GridLaunch& g = k->grid;
   g.module = &mod;
@@ -52,7 +53,7 @@ void TimingBackend::launch(Launch& l) {
   g.grid_id = k->id + 1;
   g.num_sms = gpu_.num_sms();
   g.max_local_per_thread = l.ctx->device().limits().max_local_bytes_per_thread;
-  k->timing = &timing_of(mod);
+  k->timing = &timing_of(*l.ctx, mod);
 
   const exec::KernelLayout& kl = mod.kernel(g.kernel);
   sm::TbNeeds& n = k->needs;
@@ -68,12 +69,50 @@ void TimingBackend::launch(Launch& l) {
                                "the {} config ({} threads, {} B shared memory)",
                                name, n.threads, n.shared_bytes, gpu_.config().gpu.name, sp.max_threads,
                                sp.shared_mem_bytes));
-  gpu_.dispatcher().enqueue(std::move(k), l.stream.id, name);
+  launches_[l.ctx].push_back(gpu_.dispatcher().enqueue(std::move(k), l.stream.id, name));
+}
+
+void TimingBackend::wait(const std::function<bool()>& ready) {
+  if (waiter_)
+    waiter_->wait_until(ready);
+  else
+    gpu_.run_until(ready);
 }
 
 void TimingBackend::synchronize(runtime::Context& ctx) {
-  uint32_t app = ctx.id();
-  gpu_.run_until([&] { return gpu_.dispatcher().app_idle(app); });
+  uint32_t app = ctx.app();
+  wait([&] { return gpu_.dispatcher().app_idle(app); });
+  // Every launch of ctx is done now: keep the first fault (sticky), forget the rest.
+  auto it = launches_.find(&ctx);
+  if (it != launches_.end()) {
+    for (size_t r : it->second) {
+      const frontend::KernelRecord& rec = gpu_.dispatcher().records()[r];
+      if (rec.fault && !faults_.count(&ctx)) faults_[&ctx] = rec.fault;
+    }
+    launches_.erase(it);
+  }
+  throw_if_faulted(ctx);
+}
+
+void TimingBackend::throw_if_faulted(const runtime::Context& ctx) {
+  auto it = faults_.find(&ctx);
+  if (it != faults_.end()) std::rethrow_exception(it->second);
+}
+
+void TimingBackend::transfer(runtime::Context& ctx, runtime::Transfer kind, uint64_t bytes) {
+  using runtime::Transfer;
+  frontend::CopyDir dir = kind == Transfer::HostToDevice   ? frontend::CopyDir::HostToDevice
+                          : kind == Transfer::DeviceToHost ? frontend::CopyDir::DeviceToHost
+                                                           : frontend::CopyDir::DeviceToDevice;
+  frontend::CopyEngine& ce = gpu_.copy_engine();
+  uint64_t id = ce.submit(ctx.app(), dir, bytes);
+  wait([&] { return ce.done(id); });
+}
+
+void TimingBackend::release(runtime::Context& ctx) {
+  std::erase_if(timings_, [&](const auto& e) { return e.second.ctx == &ctx; });
+  faults_.erase(&ctx);
+  launches_.erase(&ctx);
 }
 
 Cycle TimingBackend::busy_cycles() const {

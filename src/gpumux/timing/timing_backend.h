@@ -1,8 +1,16 @@
 // The cycle-level execution backend of the runtime: launches are queued
 // asynchronously (like CUDA) on the simulated GPU's streams, and
 // synchronize(ctx) simulates until that context's queued work is done.
-// Memory copies and memsets are functional and take no simulated time
-// (no PCIe/copy-engine model yet); they synchronize first (default stream).
+// Memory copies and memsets synchronize first (default stream), take effect
+// functionally, then take their time on the copy engine (PCIe model).
+//
+// A device fault ends the faulting launch only (its TBs are aborted); the
+// context is then broken like a CUDA context: its next synchronization and
+// every later one rethrow the fault, while other contexts run on.
+//
+// Waiting is delegated: alone, the backend simulates until the awaited work
+// is done; with a HostWaiter (the multi-application host scheduler), the
+// waiting host program blocks and other programs run meanwhile.
 //
 //   auto dev = timing::make_device(gpu::load_config("gtx980").values());
 //   auto& ctx = dev->create_context("app0");   // ... launch, memcpy_d2h
@@ -11,6 +19,8 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,6 +33,13 @@
 
 namespace gpumux::timing {
 
+// Blocks the calling host program in simulated time until ready() holds.
+class HostWaiter {
+ public:
+  virtual ~HostWaiter() = default;
+  virtual void wait_until(const std::function<bool()>& ready) = 0;
+};
+
 class TimingBackend : public runtime::LaunchBackend {
  public:
   // `policy` null: fcfs (frontend::make_sharing_policy).
@@ -31,6 +48,9 @@ class TimingBackend : public runtime::LaunchBackend {
 
   void launch(Launch& l) override;
   void synchronize(runtime::Context& ctx) override;
+  void transfer(runtime::Context& ctx, runtime::Transfer kind, uint64_t bytes) override;
+  void release(runtime::Context& ctx) override;
+  void set_waiter(HostWaiter* w) { waiter_ = w; }
   double now_ms() const override { return gpu_.now_ms(); }
   uint64_t warp_instructions() const override { return gpu_.warp_instructions(); }
 
@@ -40,10 +60,19 @@ class TimingBackend : public runtime::LaunchBackend {
   Cycle busy_cycles() const;
 
  private:
-  const sm::ModuleTiming& timing_of(const exec::LoadedModule& m);
+  const sm::ModuleTiming& timing_of(const runtime::Context& ctx, const exec::LoadedModule& m);
+  void wait(const std::function<bool()>& ready);
+  void throw_if_faulted(const runtime::Context& ctx);
 
   mutable gpu::Gpu gpu_;
-  std::map<const exec::LoadedModule*, std::unique_ptr<sm::ModuleTiming>> timings_;
+  HostWaiter* waiter_ = nullptr;
+  struct TimingEntry {
+    const runtime::Context* ctx;
+    std::unique_ptr<sm::ModuleTiming> timing;
+  };
+  std::map<const exec::LoadedModule*, TimingEntry> timings_;
+  std::map<const runtime::Context*, std::exception_ptr> faults_;  // broken contexts
+  std::map<const runtime::Context*, std::vector<size_t>> launches_;  // records of unsynchronized launches
   std::map<std::pair<uint32_t, std::string>, uint32_t> kernel_numbers_;  // (app, name) -> stats kernel id
   uint32_t next_launch_ = 0;
 };
