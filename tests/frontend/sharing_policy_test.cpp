@@ -155,11 +155,11 @@ TEST(SharingPolicies, SpatialSmartGivesNoKernelMoreSmsThanItCanFill) {
   EXPECT_EQ(allowed(*p, *tiny, s), range(0, 1));
   EXPECT_EQ(allowed(*p, *big1, s), range(1, 9));
   EXPECT_EQ(allowed(*p, *big2, s), range(9, 16));
-  // Everybody satisfied: the rest of the SMs stay idle.
+  // Everybody satisfied: the 13 SMs left are split evenly (none stays idle).
   act = {{small.get(), 10, 0}, {tiny.get(), 3, 0}};
   p->repartition(act, s.span());
-  EXPECT_EQ(allowed(*p, *small, s), range(0, 2));
-  EXPECT_EQ(allowed(*p, *tiny, s), range(2, 3));
+  EXPECT_EQ(allowed(*p, *small, s), range(0, 9));
+  EXPECT_EQ(allowed(*p, *tiny, s), range(9, 16));
 }
 
 TEST(SharingPolicies, SmkEvenGivesEachKernelItsShareOfEveryResource) {

@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_test_util.h"
+
 #include "gpumux/exec/address_space.h"
 #include "gpumux/runtime/functional_backend.h"
 #include "gpumux/runtime/runtime.h"
@@ -145,17 +147,7 @@ TEST_P(WorkloadDeterminism, SameSeedSameBytes) {
 INSTANTIATE_TEST_SUITE_P(Some, WorkloadDeterminism,
                          ::testing::Values("sgemm", "tpacf", "memc", "dxtc"));
 
-// Runs the gpumux binary; returns its exit status and output.
-int run_gpumux(const std::string& args, std::string& out) {
-  std::string cmd = std::string(GPUMUX_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return -1;
-  std::array<char, 4096> buf;
-  out.clear();
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int status = pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using test::run_gpumux;
 
 TEST(WorkloadCli, ListJsonNamesEveryWorkload) {
   std::string out;

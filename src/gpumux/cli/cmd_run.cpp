@@ -1,12 +1,19 @@
-// gpumux run: runs benchmarks of the workload library as separate
-// applications (contexts with their own address spaces) on one device.
-#include <chrono>
+// gpumux run: runs a multiprogrammed workload (several applications sharing
+// one simulated GPU under a sharing policy) and reports each application's
+// slowdown against running alone, STP, ANTT and fairness.
+//
+//   gpumux run                                  # built-in demo: spatial-even vs smk-even
+//   gpumux run configs/workloads/four-apps.toml --json out.json --timeline run.trace.json
+//   gpumux run sgemm stencil --policy smk-even -c gtx980
+#include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "gpumux/cli/commands.h"
 #include "gpumux/core/error.h"
+#include "gpumux/multitask/runner.h"
 #include "gpumux/runtime/runtime.h"
 #include "gpumux/trace/accelsim_writer.h"
 #include "workload.h"
@@ -16,69 +23,154 @@ namespace gpumux::cli {
 namespace {
 
 struct RunOptions {
-  std::vector<std::string> apps{"sgemm", "stencil"};  // one compute-, one memory-heavy
+  std::vector<std::string> inputs;  // a workload file, or benchmark names
+  std::string policy = "fcfs";
+  std::string gpu = "gtx980";
   std::string size = "tiny";
   uint64_t seed = 1;
-  std::string accelsim_trace_dir;  // empty: no trace
+  uint32_t completions = 1;
+  std::vector<std::string> overrides;
+  std::string json_file, timeline_file, cache_dir;
+  bool no_baselines = false, no_cache = false;
+  std::string accelsim_trace_dir;  // functional run that writes a trace
 };
 
-void run_apps(const RunOptions& o) {
+// The built-in demo: one compute-heavy and one memory-heavy benchmark.
+const std::vector<std::string> kDemoApps{"binomial", "lbm"};
+
+multitask::WorkloadFile adhoc_workload(const RunOptions& o, const std::vector<std::string>& apps,
+                                       const std::string& policy) {
+  multitask::WorkloadFile w;
+  w.source = "command line";
+  w.gpu = o.gpu;
+  w.overrides = o.overrides;
+  w.policy = policy;
+  w.run.completions = o.completions;
   workloads::Size size;
   if (!workloads::parse_size(o.size, size))
     throw ApiError(fmt::format("unknown size '{}' (tiny, small or large)", o.size));
-  std::vector<const workloads::WorkloadSpec*> specs;
-  for (const auto& name : o.apps) {
-    const workloads::WorkloadSpec* w = workloads::find_workload(name);
-    if (!w) throw ApiError(fmt::format("unknown benchmark '{}' (see gpumux list)", name));
-    specs.push_back(w);
+  std::map<std::string, int> uses;
+  for (size_t i = 0; i < apps.size(); ++i) {
+    multitask::AppSpec a;
+    a.benchmark = workloads::find_workload(apps[i]);
+    if (!a.benchmark) throw ApiError(fmt::format("unknown benchmark '{}' (see gpumux list)", apps[i]));
+    int n = uses[apps[i]]++;
+    a.name = n ? fmt::format("{}-{}", apps[i], n + 1) : apps[i];
+    a.size = size;
+    a.seed = o.seed + i;
+    w.apps.push_back(a);
   }
-  std::unique_ptr<trace::AccelsimTraceWriter> tracer;  // outlives the device that reports to it
-  if (!o.accelsim_trace_dir.empty())
-    tracer = std::make_unique<trace::AccelsimTraceWriter>(o.accelsim_trace_dir);
+  return w;
+}
+
+multitask::RunOptions runner_options(const RunOptions& o) {
+  multitask::RunOptions r;
+  r.baselines = !o.no_baselines;
+  r.use_cache = !o.no_cache;
+  r.cache_dir = o.cache_dir;
+  return r;
+}
+
+void write_outputs(const RunOptions& o, const multitask::RunResult& r, const stats::Timeline* timeline) {
+  if (!o.json_file.empty()) {
+    std::ofstream f(o.json_file);
+    if (!f) throw ApiError(fmt::format("cannot write {}", o.json_file));
+    f << multitask::to_json(r).dump(1) << "\n";
+  }
+  if (timeline) timeline->write(o.timeline_file);
+}
+
+// The demo: the same pair under a spatial and an intra-SM policy.
+void run_demo(const RunOptions& o) {
+  const char* policies[] = {"spatial-even", "smk-even"};
+  std::vector<multitask::RunResult> results;
+  for (const char* p : policies) {
+    multitask::WorkloadFile w = adhoc_workload(o, kDemoApps, p);
+    results.push_back(multitask::run_workload(w, runner_options(o)));
+    fmt::print("{}\n", multitask::format_summary(results.back()));
+  }
+  fmt::print("{:<14} {:>8} {:>8} {:>9}\n", "policy", "STP", "ANTT", "fairness");
+  bool ok = true;
+  for (const auto& r : results) {
+    ok &= r.all_passed();
+    if (r.metrics)
+      fmt::print("{:<14} {:>8.3f} {:>8.3f} {:>9.3f}\n", r.policy, r.metrics->stp, r.metrics->antt,
+                 r.metrics->fairness);
+    else
+      fmt::print("{:<14} {:>8} {:>8} {:>9}\n", r.policy, "-", "-", "-");
+  }
+  if (!ok) exit_code() = 1;
+}
+
+// The former functional path, kept for exporting Accel-Sim traces: the
+// instruction stream does not depend on timing.
+void export_trace(const RunOptions& o) {
+  workloads::Size size;
+  if (!workloads::parse_size(o.size, size))
+    throw ApiError(fmt::format("unknown size '{}' (tiny, small or large)", o.size));
+  auto tracer = std::make_unique<trace::AccelsimTraceWriter>(o.accelsim_trace_dir);
   runtime::Device dev;
   dev.backend().set_observer(tracer.get());
-  fmt::print("gpumux: {} application(s) on one device, functional mode (no timing model yet)\n",
-             specs.size());
-  fmt::print("{:<4} {:<14} {:<6} {:>14} {:>10}  {}\n", "app", "benchmark", "check",
-             "warp insts", "host s", "detail");
-  bool all_ok = true;
-  uint64_t total = 0;
-  double total_s = 0;
-  for (size_t i = 0; i < specs.size(); ++i) {
-    runtime::Context& ctx = dev.create_context(fmt::format("app{}:{}", i, specs[i]->name));
-    uint64_t before = dev.backend().warp_instructions();
-    auto t0 = std::chrono::steady_clock::now();
-    workloads::CheckResult r;
-    try {
-      r = workloads::run_workload(*specs[i], ctx, size, o.seed + i);
-    } catch (const std::exception& e) {
-      r = {false, e.what()};  // a faulting application is reported; the others run on
-    }
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    uint64_t n = dev.backend().warp_instructions() - before;
-    total += n;
-    total_s += s;
-    all_ok &= r.passed;
-    fmt::print("{:<4} {:<14} {:<6} {:>14} {:>10.3f}  {}\n", i, specs[i]->name,
-               r.passed ? "PASS" : "FAIL", n, s, r.detail);
+  const std::vector<std::string>& apps = o.inputs.empty() ? kDemoApps : o.inputs;
+  for (size_t i = 0; i < apps.size(); ++i) {
+    const workloads::WorkloadSpec* w = workloads::find_workload(apps[i]);
+    if (!w) throw ApiError(fmt::format("unknown benchmark '{}' (see gpumux list)", apps[i]));
+    runtime::Context& ctx = dev.create_context(fmt::format("app{}:{}", i, w->name));
+    workloads::CheckResult r = workloads::run_workload(*w, ctx, size, o.seed + i);
+    fmt::print("{:<14} {}  {}\n", w->name, r.passed ? "PASS" : "FAIL", r.detail);
+    if (!r.passed) exit_code() = 1;
   }
-  fmt::print("total: {} warp instructions in {:.3f} s ({:.2f} M warp instructions/s)\n", total,
-             total_s, total_s > 0 ? total / total_s / 1e6 : 0.0);
-  if (!all_ok) exit_code() = 1;
+  fmt::print("Accel-Sim trace written to {} (functional execution)\n", o.accelsim_trace_dir);
+}
+
+void run(const RunOptions& o) {
+  if (!o.accelsim_trace_dir.empty()) return export_trace(o);
+  if (o.inputs.empty()) return run_demo(o);
+  multitask::WorkloadFile w;
+  std::error_code ec;
+  if (o.inputs.size() == 1 && (o.inputs[0].ends_with(".toml") || std::filesystem::is_regular_file(o.inputs[0], ec))) {
+    w = multitask::load_workload_file(o.inputs[0]);
+    w.overrides.insert(w.overrides.end(), o.overrides.begin(), o.overrides.end());
+  } else {
+    w = adhoc_workload(o, o.inputs, o.policy);
+  }
+  std::unique_ptr<stats::Timeline> timeline;
+  if (!o.timeline_file.empty()) timeline = std::make_unique<stats::Timeline>();
+  multitask::RunOptions ro = runner_options(o);
+  ro.timeline = timeline.get();
+  multitask::RunResult r = multitask::run_workload(w, ro);
+  fmt::print("{}", multitask::format_summary(r));
+  write_outputs(o, r, timeline.get());
+  if (!r.all_passed()) exit_code() = 1;
 }
 
 }  // namespace
 
 void add_run_commands(CLI::App& app) {
   auto opts = std::make_shared<RunOptions>();
-  CLI::App* run = app.add_subcommand("run", "Run benchmarks as concurrent applications");
-  run->add_option("benchmarks", opts->apps, "Benchmarks, one application each")
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Run a multiprogrammed workload (a workload file, or benchmarks as applications); without arguments, "
+             "a two-application demo under spatial-even and smk-even");
+  cmd->add_option("workload", opts->inputs, "A workload file (.toml), or benchmark names, one application each");
+  cmd->add_option("--policy", opts->policy, "Sharing policy for benchmarks given by name")->capture_default_str();
+  cmd->add_option("-c,--config", opts->gpu, "GPU preset or config file for benchmarks given by name")
       ->capture_default_str();
-  run->add_option("--size", opts->size, "Input size: tiny, small or large")->capture_default_str();
-  run->add_option("--seed", opts->seed, "Seed of the input generators")->capture_default_str();
-  run->add_option("--export-accelsim-trace", opts->accelsim_trace_dir,
-                  "Write the run's instruction stream as an Accel-Sim trace into this directory");
-  run->callback([opts] { run_apps(*opts); });
+  cmd->add_option("--size", opts->size, "Input size for benchmarks given by name: tiny, small or large")
+      ->capture_default_str();
+  cmd->add_option("--seed", opts->seed, "Seed of the input generators (app i uses seed + i)")->capture_default_str();
+  cmd->add_option("--completions", opts->completions, "Runs every application must complete (benchmarks by name)")
+      ->capture_default_str();
+  cmd->add_option("--set", opts->overrides, "Config override path.key=value (repeatable)");
+  cmd->add_option("--json", opts->json_file, "Write all statistics and the metrics as JSON to this file");
+  cmd->add_option("--timeline", opts->timeline_file, "Write a Perfetto/Chrome trace-event timeline to this file");
+  cmd->add_flag("--no-baselines", opts->no_baselines, "Skip the isolated runs (no NTT/STP/ANTT)");
+  cmd->add_flag("--no-cache", opts->no_cache, "Do not read or write cached isolated runs");
+  cmd->add_option("--cache-dir", opts->cache_dir, "Directory of cached isolated runs (default: $GPUMUX_CACHE_DIR, "
+                                                  "$XDG_CACHE_HOME/gpumux or ~/.cache/gpumux)");
+  cmd->add_option("--export-accelsim-trace", opts->accelsim_trace_dir,
+                  "Run the benchmarks functionally and write their instruction stream as an Accel-Sim trace "
+                  "into this directory");
+  cmd->callback([opts] { run(*opts); });
 }
 
 }  // namespace gpumux::cli

@@ -3,7 +3,10 @@
 // the SMs are water-filled: each round splits the SMs not yet given evenly
 // among the kernels still below their need (capped at it, remainder to the
 // first kernels in dispatch order), until every kernel has its need or no SM
-// is left. SMs nobody can use stay idle.
+// is left. SMs left once every kernel has its need are split evenly among all
+// of them (remainder to the first): the cap only gives SMs to kernels that
+// can use them, it never leaves an SM idle, which would only slow a kernel
+// down (its TBs packed on fewer SMs).
 #include <algorithm>
 
 #include "gpumux/frontend/policies/common.h"
@@ -46,6 +49,10 @@ class SpatialSmartPolicy final : public policy::SpatialPolicy {
         got[i] += g;
         left -= g;
       }
+    }
+    for (size_t i = 0; left > 0 && !kernels.empty(); i = (i + 1) % kernels.size()) {
+      ++got[i];
+      --left;
     }
     return got;
   }

@@ -1,0 +1,294 @@
+#include "gpumux/multitask/runner.h"
+
+#include <chrono>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "gpumux/core/error.h"
+#include "gpumux/gpu/gpu.h"
+#include "gpumux/multitask/baseline_cache.h"
+#include "gpumux/multitask/host_scheduler.h"
+#include "gpumux/stats/writers.h"
+#include "gpumux/timing/timing_backend.h"
+
+namespace gpumux::multitask {
+
+namespace {
+
+// Records TB spans per SM for the timeline as the dispatcher reports them.
+class TbSpanRecorder : public frontend::TbEventSink {
+ public:
+  TbSpanRecorder(stats::Timeline& t, double core_mhz) : t_(t), mhz_(core_mhz) {}
+  void tb_started(uint32_t sm, const sm::KernelInstance& k, uint64_t tb, Cycle now) override {
+    started_[{sm, k.id, tb}] = now;
+  }
+  void tb_finished(uint32_t sm, const sm::KernelInstance& k, uint64_t tb, Cycle now) override {
+    auto it = started_.find({sm, k.id, tb});
+    if (it == started_.end()) return;
+    uint32_t track = t_.track("GPU", fmt::format("SM {:>3}", sm));
+    t_.span(track, k.label, double(it->second) / mhz_, double(now - it->second) / mhz_,
+            {{"tb", tb}, {"launch", k.id}, {"app", k.app}});
+    started_.erase(it);
+  }
+  void kernel_finished(const frontend::KernelRecord&) override {}
+
+ private:
+  stats::Timeline& t_;
+  double mhz_;
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, Cycle> started_;
+};
+
+void add_app_tracks(stats::Timeline& t, const RunResult& r, double mhz) {
+  for (const frontend::KernelRecord& k : r.kernels) {
+    if (!k.done || k.app >= r.apps.size()) continue;
+    std::string process = fmt::format("app {}: {}", k.app, r.apps[k.app].name);
+    uint32_t track = t.track(process, "kernels");
+    t.span(track, k.name, double(k.activated) / mhz, double(k.finished - k.activated) / mhz,
+           {{"launch", k.id}, {"tbs", k.tbs}, {"warp_insts", k.warp_insts}, {"ipc", k.ipc()},
+            {"queued_at_us", double(k.enqueued) / mhz}, {"fault", bool(k.fault)}});
+  }
+  for (const frontend::CopyRecord& c : r.copies) {
+    if (!c.done || c.app >= r.apps.size()) continue;
+    std::string process = fmt::format("app {}: {}", c.app, r.apps[c.app].name);
+    uint32_t track = t.track(process, "copies");
+    t.span(track, fmt::format("memcpy {}", frontend::to_string(c.dir)), double(c.started) * 1e-6,
+           double(c.finished - c.started) * 1e-6, {{"bytes", c.bytes}, {"engine", c.engine}});
+  }
+  for (size_t i = 0; i < r.apps.size(); ++i) {
+    uint32_t track = t.track(fmt::format("app {}: {}", i, r.apps[i].name), "runs");
+    for (size_t n = 0; n < r.apps[i].runs.size(); ++n) {
+      const AppRun& run = r.apps[i].runs[n];
+      t.span(track, fmt::format("{} run {}", r.apps[i].name, n), double(run.start) / mhz, double(run.cycles()) / mhz,
+             {{"passed", run.passed}});
+    }
+  }
+}
+
+// Warp instructions issued by every kernel of application `app`.
+uint64_t app_warp_insts(gpu::Gpu& g, uint32_t app) {
+  uint64_t n = 0;
+  for (size_t k = 1; k < g.keys().size(); ++k)
+    if (g.keys().at(StatKey(k)).app == app) n += g.stats().sum("sm*.warp_insts", StatKey(k));
+  return n;
+}
+
+// The part of the run that is simulated: no baselines, no metrics.
+RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline* timeline) {
+  RunResult result;
+  const GpuConfig& cfg = config.values();
+  result.gpu = cfg.gpu.name;
+  result.policy = w.policy;
+  auto dev = timing::make_device(cfg, frontend::make_sharing_policy(w.policy, w.policy_options));
+  timing::TimingBackend& backend = timing::backend_of(*dev);
+  gpu::Gpu& g = backend.gpu();
+  std::optional<TbSpanRecorder> spans;
+  if (timeline) {
+    spans.emplace(*timeline, cfg.clock.core_mhz);
+    g.dispatcher().set_event_sink(&*spans);
+  }
+
+  HostScheduler hs(g);
+  backend.set_waiter(&hs);
+  size_t n = w.apps.size();
+  std::vector<uint32_t> completions(n, 0);
+  std::vector<bool> terminated(n, false);
+  result.apps.resize(n);
+  auto all_done = [&] {
+    for (size_t j = 0; j < n; ++j)
+      if (!terminated[j] && completions[j] < w.run.completions) return false;
+    return true;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const AppSpec& a = w.apps[i];
+    AppOutcome& out = result.apps[i];
+    out.name = a.name;
+    out.benchmark = a.program();
+    out.size = a.benchmark ? workloads::size_name(a.size) : "-";
+    out.arrival = a.arrival;
+    out.priority = a.priority;
+    hs.spawn(a.name, a.arrival, [&, i] {
+      const AppSpec& app = w.apps[i];
+      AppOutcome& o = result.apps[i];
+      for (;;) {
+        Cycle start = hs.now();
+        runtime::Context& ctx = dev->create_context(app.name, uint32_t(i));
+        ctx.set_priority(app.priority);
+        workloads::CheckResult check;
+        bool failed = false;
+        try {
+          check = app.user ? run_user_program(*app.user, ctx, app.seed)
+                           : workloads::run_workload(*app.benchmark, ctx, app.size, app.seed);
+        } catch (const std::runtime_error& e) {
+          // A device fault or bad API use ends this application only, as a
+          // broken CUDA context would; the others run on.
+          check = {false, e.what()};
+          failed = true;
+        }
+        Cycle end = hs.now();
+        dev->destroy_context(ctx);
+        o.runs.push_back({start, end, check.passed, check.detail});
+        if (failed || !check.passed) {
+          o.error = check.detail;
+          if (!failed) o.error = "CPU check failed: " + o.error;
+          terminated[i] = true;
+          if (w.run.until == RunRule::Until::Completions && all_done()) hs.request_stop();
+          return;
+        }
+        ++completions[i];
+        if (w.run.until == RunRule::Until::Completions && all_done()) {
+          hs.request_stop();
+          return;
+        }
+        // Otherwise restart, to keep the pressure on the others.
+      }
+    });
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  hs.run(w.run.max_cycles ? w.run.max_cycles : kNever);
+  result.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  result.stopped_by_limit = hs.stopped_early() && !all_done();
+  result.cycles = g.core_cycle();
+  result.warp_insts = g.warp_instructions();
+  result.kernels = g.dispatcher().records();
+  result.copies = g.copy_engine().records();
+  for (size_t i = 0; i < n; ++i) result.apps[i].warp_insts = app_warp_insts(g, uint32_t(i));
+  result.stats = stats::to_json(g.stats(), g.keys());
+  if (timeline) add_app_tracks(*timeline, result, cfg.clock.core_mhz);
+  return result;
+}
+
+// The measured time of an app in the shared run (see AppOutcome::shared).
+void measure(AppOutcome& a, const RunRule& rule, Cycle run_end) {
+  a.by_rate = false;
+  a.shared = 0;
+  size_t counted = 0;
+  for (const AppRun& run : a.runs) {
+    if (!run.passed) break;
+    a.shared += double(run.cycles());
+    ++counted;
+    if (rule.measure == RunRule::Measure::First) break;
+  }
+  if (counted) {
+    a.shared /= double(counted);
+  } else if (a.error.empty() && a.warp_insts > 0) {
+    a.by_rate = true;  // cut off by the cycle limit: compare issue rates
+    a.shared = double(run_end - a.arrival) / double(a.warp_insts);
+  }
+}
+
+struct Baseline {
+  double cycles = 0;
+  uint64_t warp_insts = 0;
+};
+
+// The app alone on the same GPU: one run, from cycle 0.
+Baseline isolated(const AppSpec& a, const Config& config, const WorkloadFile& w, const RunOptions& o) {
+  std::string key =
+      fmt::format("gpumux isolated run v1\nbuild {}\n{}\nconfig\n{}", build_id(), a.identity(), config.dump());
+  std::optional<BaselineCache> cache;
+  if (o.use_cache) cache.emplace(o.cache_dir.empty() ? BaselineCache::default_dir() : o.cache_dir);
+  if (cache) {
+    if (auto hit = cache->get(key)) return {hit->at("cycles").get<double>(), hit->at("warp_insts").get<uint64_t>()};
+  }
+  WorkloadFile alone;
+  alone.source = w.source + " (isolated " + a.name + ")";
+  alone.policy = "fcfs";
+  AppSpec solo = a;
+  solo.arrival = 0;
+  solo.priority = 0;
+  alone.apps = {solo};
+  RunResult r = simulate(alone, config, nullptr);
+  const AppOutcome& out = r.apps[0];
+  if (!out.ok() || !out.runs[0].passed)
+    throw ApiError(fmt::format("isolated run of {} ({}) failed: {}", a.name, a.program(),
+                               out.error.empty() ? out.runs.at(0).detail : out.error));
+  Baseline b{double(out.runs[0].cycles()), out.warp_insts};
+  if (cache) cache->put(key, {{"cycles", b.cycles}, {"warp_insts", b.warp_insts}});
+  return b;
+}
+
+}  // namespace
+
+bool RunResult::all_passed() const {
+  for (const AppOutcome& a : apps)
+    if (!a.error.empty() || a.runs.empty()) return false;
+  return true;
+}
+
+RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
+  validate(w);
+  std::vector<std::string> overrides = w.overrides;
+  overrides.insert(overrides.end(), o.overrides.begin(), o.overrides.end());
+  Config config = gpu::load_config(w.gpu, overrides);
+  RunResult r = simulate(w, config, o.timeline);
+  for (AppOutcome& a : r.apps) measure(a, w.run, r.cycles);
+  if (!o.baselines) return r;
+  std::vector<AppTimes> times;
+  for (size_t i = 0; i < r.apps.size(); ++i) {
+    AppOutcome& a = r.apps[i];
+    Baseline b = isolated(w.apps[i], config, w, o);
+    a.alone = a.by_rate ? b.cycles / double(std::max<uint64_t>(b.warp_insts, 1)) : b.cycles;
+    if (a.shared > 0) times.push_back({a.name, a.shared, a.alone});
+  }
+  if (times.size() == r.apps.size()) r.metrics = compute_metrics(times);
+  return r;
+}
+
+std::string format_summary(const RunResult& r) {
+  std::string s = fmt::format("gpumux: {} application(s) on {} under {}: {} core cycles, {} warp instructions, "
+                              "{:.2f} host s{}\n",
+                              r.apps.size(), r.gpu, r.policy, r.cycles, r.warp_insts, r.host_seconds,
+                              r.stopped_by_limit ? " (stopped at the cycle limit)" : "");
+  s += fmt::format("{:<3} {:<14} {:<12} {:>5} {:>4} {:>12} {:>12} {:>7}  {}\n", "app", "name", "benchmark", "prio",
+                   "runs", "cycles", "alone", "NTT", "check");
+  for (size_t i = 0; i < r.apps.size(); ++i) {
+    const AppOutcome& a = r.apps[i];
+    std::string ntt = "-";
+    if (r.metrics) ntt = fmt::format("{:.3f}", r.metrics->apps[i].ntt);
+    std::string check = !a.error.empty() ? "FAIL: " + a.error
+                        : a.runs.empty() ? "incomplete (cycle limit)"
+                                         : "PASS";
+    std::string unit = a.by_rate ? " cyc/inst" : "";
+    s += fmt::format("{:<3} {:<14} {:<12} {:>5} {:>4} {:>12.6g} {:>12.6g} {:>7}  {}{}\n", i, a.name, a.benchmark,
+                     a.priority, a.runs.size(), a.shared, a.alone, ntt, check, unit);
+  }
+  if (r.metrics)
+    s += fmt::format("STP {:.3f}   ANTT {:.3f}   fairness {:.3f}\n", r.metrics->stp, r.metrics->antt,
+                     r.metrics->fairness);
+  return s;
+}
+
+nlohmann::json to_json(const RunResult& r) {
+  using nlohmann::json;
+  json apps = json::array();
+  for (const AppOutcome& a : r.apps) {
+    json runs = json::array();
+    for (const AppRun& run : a.runs)
+      runs.push_back({{"start", run.start}, {"end", run.end}, {"cycles", run.cycles()}, {"passed", run.passed},
+                      {"detail", run.detail}});
+    apps.push_back({{"name", a.name}, {"benchmark", a.benchmark}, {"size", a.size}, {"arrival_cycle", a.arrival},
+                    {"priority", a.priority}, {"runs", runs}, {"error", a.error}, {"warp_insts", a.warp_insts},
+                    {"shared", a.shared}, {"alone", a.alone}, {"unit", a.by_rate ? "cycles/warp_inst" : "cycles"}});
+  }
+  json kernels = json::array();
+  for (const frontend::KernelRecord& k : r.kernels)
+    kernels.push_back({{"launch", k.id}, {"app", k.app}, {"stream", k.stream}, {"priority", k.priority},
+                       {"name", k.name}, {"label", k.label}, {"tbs", k.tbs}, {"warp_insts", k.warp_insts},
+                       {"enqueued", k.enqueued}, {"activated", k.activated}, {"first_tb", k.first_tb},
+                       {"finished", k.finished}, {"done", k.done}, {"fault", bool(k.fault)},
+                       {"response_cycles", k.done ? k.finished - k.enqueued : 0}, {"ipc", k.ipc()}});
+  json copies = json::array();
+  for (const frontend::CopyRecord& c : r.copies)
+    copies.push_back({{"app", c.app}, {"dir", frontend::to_string(c.dir)}, {"bytes", c.bytes},
+                      {"submitted_ps", c.submitted}, {"started_ps", c.started}, {"finished_ps", c.finished},
+                      {"engine", c.engine}, {"done", c.done}});
+  json out = {{"gpu", r.gpu},         {"policy", r.policy},   {"cycles", r.cycles},
+              {"warp_insts", r.warp_insts}, {"host_seconds", r.host_seconds},
+              {"stopped_by_limit", r.stopped_by_limit}, {"apps", apps}, {"kernels", kernels},
+              {"copies", copies}, {"statistics", r.stats}};
+  out["metrics"] = r.metrics ? to_json(*r.metrics) : json(nullptr);
+  return out;
+}
+
+}  // namespace gpumux::multitask

@@ -1,0 +1,80 @@
+// Runs a multiprogrammed workload (workload_file.h) on one simulated GPU:
+// every application's host driver runs concurrently in simulated time
+// (host_scheduler.h), each in its own context (address space), and
+// applications that finish early are restarted until the run rule is met.
+// Then each application is run alone on the same GPU (cached on disk) and
+// the multiprogram metrics are computed: per-app NTT, STP, ANTT, fairness.
+//
+//   WorkloadFile w = load_workload_file("configs/workloads/pair.toml");
+//   RunResult r = run_workload(w, {});
+//   fmt::print("{}", format_summary(r));
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpumux/frontend/copy_engine.h"
+#include "gpumux/frontend/tb_dispatcher.h"
+#include "gpumux/multitask/metrics.h"
+#include "gpumux/multitask/workload_file.h"
+#include "gpumux/stats/timeline.h"
+
+namespace gpumux::multitask {
+
+struct RunOptions {
+  std::vector<std::string> overrides;  // config overrides after the workload's own
+  bool baselines = true;               // run apps alone and compute the metrics
+  bool use_cache = true;               // isolated runs cached on disk
+  std::filesystem::path cache_dir;     // empty: BaselineCache::default_dir()
+  stats::Timeline* timeline = nullptr; // filled with SM, app and copy tracks if given
+};
+
+// One run of an application's host program, in core cycles.
+struct AppRun {
+  Cycle start = 0, end = 0;
+  bool passed = false;
+  std::string detail;  // of the CPU check
+  Cycle cycles() const { return end - start; }
+};
+
+struct AppOutcome {
+  std::string name, benchmark, size;
+  Cycle arrival = 0;
+  int priority = 0;
+  std::vector<AppRun> runs;   // completed runs, in order
+  std::string error;          // why it was terminated (fault, failed check); empty if none
+  uint64_t warp_insts = 0;    // all its kernels issued during the run
+  // The measured time: first run or mean of runs (RunRule::Measure); when no
+  // run completed (cycle-limited runs), cycles per warp instruction instead.
+  double shared = 0, alone = 0;
+  bool by_rate = false;       // shared/alone are cycles per warp instruction
+  bool ok() const { return error.empty() && !runs.empty(); }
+};
+
+struct RunResult {
+  std::string gpu, policy;
+  Cycle cycles = 0;            // core cycles simulated
+  bool stopped_by_limit = false;
+  double host_seconds = 0;
+  uint64_t warp_insts = 0;
+  std::vector<AppOutcome> apps;
+  std::vector<frontend::KernelRecord> kernels;
+  std::vector<frontend::CopyRecord> copies;
+  std::optional<WorkloadMetrics> metrics;  // with baselines, when every app has a time
+  nlohmann::json stats;                    // the statistics registry (stats/writers.h)
+  bool all_passed() const;
+};
+
+RunResult run_workload(const WorkloadFile& w, const RunOptions& o);
+
+// The readable summary table of a run.
+std::string format_summary(const RunResult& r);
+// Everything: apps, kernels, copies, metrics, statistics.
+nlohmann::json to_json(const RunResult& r);
+
+}  // namespace gpumux::multitask

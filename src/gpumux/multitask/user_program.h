@@ -1,0 +1,70 @@
+// An application given as the user's own PTX plus a declarative host
+// program, for workload files: device buffers with initial contents, kernel
+// launches with their arguments, and the buffers copied back at the end.
+//
+//   [[app]]
+//   name = "saxpy"
+//   ptx = "kernels/saxpy.ptx"                # relative to the workload file
+//   outputs = ["y"]                          # copied back at the end (default: none)
+//   [[app.buffer]]
+//   name = "x"
+//   bytes = 4194304
+//   init = "random"                          # zero, random, iota_u32, iota_f32 or none (not copied)
+//   [[app.launch]]
+//   kernel = "saxpy"
+//   grid = [4096]                            # 1 to 3 dimensions
+//   block = [256]
+//   dynamic_shared_bytes = 0
+//   args = ["buf:x", "buf:y", "u32:1048576", "f32:2.0"]   # buf:, u32:, s32:, u64:, s64:, f32:, f64:
+//   repeat = 1
+//
+// The host program allocates and initializes (copies) the buffers, launches
+// the kernels in order on the default stream, copies the outputs back and
+// synchronizes. There is no CPU reference: the run passes if nothing faults,
+// and the check detail gives a checksum of the outputs to compare runs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpumux/runtime/runtime.h"
+#include "workload.h"
+
+namespace gpumux::multitask {
+
+struct UserProgram {
+  struct Buffer {
+    enum class Init : uint8_t { None, Zero, Random, IotaU32, IotaF32 };
+    std::string name;
+    uint64_t bytes = 0;
+    Init init = Init::Zero;
+  };
+  struct Arg {
+    enum class Kind : uint8_t { Buffer, U32, S32, U64, S64, F32, F64 };
+    Kind kind = Kind::U32;
+    size_t buffer = 0;  // Kind::Buffer: index into buffers
+    uint64_t bits = 0;  // scalar value, by kind
+  };
+  struct Launch {
+    std::string kernel;
+    runtime::Dim3 grid, block;
+    uint64_t dynamic_shared_bytes = 0;
+    std::vector<Arg> args;
+    uint32_t repeat = 1;
+  };
+  std::string ptx_file;  // for messages
+  std::string ptx_text;
+  std::vector<Buffer> buffers;
+  std::vector<Launch> launches;
+  std::vector<size_t> outputs;  // buffer indices
+};
+
+// Parses "buf:NAME", "u32:7", "f32:2.5", ...; throws LoadError-free
+// std::invalid_argument with the reason (the caller adds file:line).
+UserProgram::Arg parse_arg(const std::string& text, const std::vector<UserProgram::Buffer>& buffers);
+
+// Runs the program in `ctx`; inputs of random buffers come from `seed`.
+workloads::CheckResult run_user_program(const UserProgram& p, runtime::Context& ctx, uint64_t seed);
+
+}  // namespace gpumux::multitask

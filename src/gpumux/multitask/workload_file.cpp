@@ -1,0 +1,343 @@
+#include "gpumux/multitask/workload_file.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "gpumux/core/error.h"
+#include "gpumux/multitask/baseline_cache.h"
+
+namespace gpumux::multitask {
+
+namespace {
+
+std::string where(const toml::node& n, const std::string& file) {
+  const auto& src = n.source();
+  return src.begin.line ? fmt::format("{}:{}", file, src.begin.line) : file;
+}
+
+// Reads the keys of one table; every key must be read, or finish() reports it.
+class StrictTable {
+ public:
+  StrictTable(const toml::table& t, std::string path, const std::string& file) : t_(t), path_(std::move(path)), file_(file) {}
+
+  const toml::node* node(std::string_view key) {
+    used_.insert(std::string(key));
+    return t_.get(key);
+  }
+  [[noreturn]] void fail(const toml::node& n, std::string_view key, const std::string& what) const {
+    throw LoadError(fmt::format("{}: {}: {}", where(n, file_), qualified(key), what));
+  }
+  std::string qualified(std::string_view key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  }
+  template <class T>
+  std::optional<T> get(std::string_view key, const char* type) {
+    const toml::node* n = node(key);
+    if (!n) return std::nullopt;
+    if constexpr (std::is_same_v<T, double>) {
+      if (auto i = n->value_exact<int64_t>()) return double(*i);
+    }
+    auto v = n->value_exact<T>();
+    if (!v) fail(*n, key, fmt::format("expected {}", type));
+    return *v;
+  }
+  std::optional<int64_t> integer(std::string_view key, int64_t lo, int64_t hi) {
+    auto v = get<int64_t>(key, "an integer");
+    if (v && (*v < lo || *v > hi)) fail(*node(key), key, fmt::format("{} is outside [{}, {}]", *v, lo, hi));
+    return v;
+  }
+  // One of the named values of an enumeration; `def` when absent.
+  template <class E>
+  E choice(std::string_view key, std::initializer_list<std::pair<std::string_view, E>> options, E def) {
+    std::string names;
+    for (const auto& o : options) names += fmt::format("{}\"{}\"", names.empty() ? "" : ", ", o.first);
+    auto v = get<std::string>(key, names.c_str());
+    if (!v) return def;
+    for (const auto& o : options)
+      if (*v == o.first) return o.second;
+    fail(*node(key), key, fmt::format("'{}': expected one of {}", *v, names));
+  }
+  void finish() const {
+    for (const auto& [key, n] : t_)
+      if (!used_.count(std::string(key.str()))) fail(n, key.str(), "unknown key");
+  }
+  const std::string& file() const { return file_; }
+
+ private:
+  const toml::table& t_;
+  std::string path_;
+  const std::string& file_;
+  std::set<std::string> used_;
+};
+
+const toml::table& as_table(StrictTable& parent, std::string_view key, const toml::node& n) {
+  if (!n.is_table()) parent.fail(n, key, "expected a table");
+  return *n.as_table();
+}
+
+// The tables of an array of tables ([[app.buffer]]); none if absent.
+std::vector<const toml::table*> tables(StrictTable& parent, std::string_view key) {
+  std::vector<const toml::table*> out;
+  const toml::node* n = parent.node(key);
+  if (!n) return out;
+  const toml::array* arr = n->as_array();
+  if (!arr || !arr->is_array_of_tables()) parent.fail(*n, key, fmt::format("expected [[...{}]] tables", key));
+  for (const auto& e : *arr) out.push_back(e.as_table());
+  return out;
+}
+
+std::vector<std::string> strings(StrictTable& t, std::string_view key) {
+  std::vector<std::string> out;
+  const toml::node* n = t.node(key);
+  if (!n) return out;
+  const toml::array* arr = n->as_array();
+  if (!arr) t.fail(*n, key, "expected an array of strings");
+  for (const auto& e : *arr) {
+    auto v = e.value_exact<std::string>();
+    if (!v) t.fail(e, key, "expected an array of strings");
+    out.push_back(*v);
+  }
+  return out;
+}
+
+runtime::Dim3 dims(StrictTable& t, std::string_view key) {
+  const toml::node* n = t.node(key);
+  if (!n) t.fail(toml::table{}, key, "missing");
+  const toml::array* arr = n->as_array();
+  if (!arr || arr->empty() || arr->size() > 3) t.fail(*n, key, "expected 1 to 3 dimensions, e.g. [64] or [16, 16]");
+  uint32_t d[3] = {1, 1, 1};
+  for (size_t i = 0; i < arr->size(); ++i) {
+    auto v = arr->get(i)->value_exact<int64_t>();
+    if (!v || *v < 1 || *v > (int64_t(1) << 31) - 1) t.fail(*n, key, "dimensions must be positive integers");
+    d[i] = uint32_t(*v);
+  }
+  return {d[0], d[1], d[2]};
+}
+
+std::shared_ptr<UserProgram> parse_user_program(StrictTable& t, const toml::table& at, const std::filesystem::path& dir,
+                                                 const std::string& ptx) {
+  auto p = std::make_shared<UserProgram>();
+  std::filesystem::path file = dir / ptx;
+  std::ifstream in(file);
+  if (!in) t.fail(*t.node("ptx"), "ptx", fmt::format("cannot open PTX file {}", file.string()));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  p->ptx_text = ss.str();
+  p->ptx_file = file.string();
+  using Init = UserProgram::Buffer::Init;
+  for (const toml::table* bt : tables(t, "buffer")) {
+    StrictTable b(*bt, t.qualified("buffer"), t.file());
+    UserProgram::Buffer buf;
+    auto name = b.get<std::string>("name", "a string");
+    if (!name || name->empty()) throw LoadError(fmt::format("{}: {}: a buffer needs a name", where(*bt, t.file()), t.qualified("buffer")));
+    for (const auto& o : p->buffers)
+      if (o.name == *name) b.fail(*b.node("name"), "name", fmt::format("buffer '{}' is defined twice", *name));
+    buf.name = *name;
+    auto bytes = b.integer("bytes", 1, int64_t(1) << 36);
+    if (!bytes) throw LoadError(fmt::format("{}: {}: buffer '{}' needs bytes", where(*bt, t.file()), t.qualified("buffer"), buf.name));
+    buf.bytes = uint64_t(*bytes);
+    buf.init = b.choice("init",
+                        {{"none", Init::None}, {"zero", Init::Zero}, {"random", Init::Random},
+                         {"iota_u32", Init::IotaU32}, {"iota_f32", Init::IotaF32}},
+                        buf.init);
+    b.finish();
+    p->buffers.push_back(buf);
+  }
+  for (const toml::table* lt : tables(t, "launch")) {
+    StrictTable l(*lt, t.qualified("launch"), t.file());
+    UserProgram::Launch launch;
+    auto kernel = l.get<std::string>("kernel", "a kernel name");
+    if (!kernel) throw LoadError(fmt::format("{}: {}: a launch needs a kernel", where(*lt, t.file()), t.qualified("launch")));
+    launch.kernel = *kernel;
+    launch.grid = dims(l, "grid");
+    launch.block = dims(l, "block");
+    launch.dynamic_shared_bytes = uint64_t(l.integer("dynamic_shared_bytes", 0, 1 << 20).value_or(0));
+    launch.repeat = uint32_t(l.integer("repeat", 1, 1000000).value_or(1));
+    for (const std::string& a : strings(l, "args")) {
+      try {
+        launch.args.push_back(parse_arg(a, p->buffers));
+      } catch (const std::invalid_argument& e) {
+        l.fail(*l.node("args"), "args", e.what());
+      }
+    }
+    l.finish();
+    p->launches.push_back(std::move(launch));
+  }
+  if (p->launches.empty())
+    throw LoadError(fmt::format("{}: {}: a PTX application needs at least one [[app.launch]]", where(at, t.file()),
+                                t.qualified("launch")));
+  for (const std::string& o : strings(t, "outputs")) {
+    auto it = std::find_if(p->buffers.begin(), p->buffers.end(), [&](const auto& b) { return b.name == o; });
+    if (it == p->buffers.end()) t.fail(*t.node("outputs"), "outputs", fmt::format("no buffer named '{}'", o));
+    p->outputs.push_back(size_t(it - p->buffers.begin()));
+  }
+  return p;
+}
+
+}  // namespace
+
+std::string AppSpec::program() const {
+  return benchmark ? benchmark->name : "ptx:" + std::filesystem::path(user->ptx_file).filename().string();
+}
+
+std::string AppSpec::identity() const {
+  if (benchmark) return fmt::format("benchmark {} size {} seed {}", benchmark->name, workloads::size_name(size), seed);
+  // The PTX text and the host program, in a canonical form.
+  std::string s = fmt::format("ptx {:016x} seed {}", fnv1a64(user->ptx_text), seed);
+  for (const auto& b : user->buffers) s += fmt::format("\nbuffer {} {} {}", b.name, b.bytes, int(b.init));
+  for (const auto& l : user->launches) {
+    s += fmt::format("\nlaunch {} {}x{}x{} {}x{}x{} {} x{}", l.kernel, l.grid.x, l.grid.y, l.grid.z, l.block.x,
+                     l.block.y, l.block.z, l.dynamic_shared_bytes, l.repeat);
+    for (const auto& a : l.args) s += fmt::format(" {}:{}:{}", int(a.kind), a.buffer, a.bits);
+  }
+  for (size_t o : user->outputs) s += fmt::format("\noutput {}", o);
+  return s;
+}
+
+WorkloadFile parse_workload(std::string_view text, const std::string& name, const std::filesystem::path& dir) {
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    throw LoadError(fmt::format("{}:{}: {}", name, e.source().begin.line, e.description()));
+  }
+  WorkloadFile w;
+  w.source = name;
+  StrictTable top(root, "", w.source);
+  if (auto g = top.get<std::string>("gpu", "a preset name or config file")) {
+    std::filesystem::path p = dir / *g;
+    std::error_code ec;
+    w.gpu = g->find('/') != std::string::npos || g->ends_with(".toml") ? p.string() : *g;
+    if (w.gpu == p.string() && !std::filesystem::is_regular_file(p, ec))
+      top.fail(*top.node("gpu"), "gpu", fmt::format("no config file {}", p.string()));
+  }
+  if (const toml::node* s = top.node("set")) {
+    const toml::array* arr = s->as_array();
+    if (!arr) top.fail(*s, "set", "expected an array of \"path.key=value\" strings");
+    for (const auto& e : *arr) {
+      auto v = e.value_exact<std::string>();
+      if (!v) top.fail(e, "set", "expected \"path.key=value\" strings");
+      w.overrides.push_back(*v);
+    }
+  }
+  uint64_t seed = uint64_t(top.integer("seed", 0, int64_t(1) << 62).value_or(1));
+
+  std::map<std::string, std::pair<uint32_t, const toml::node*>> quota_by_name;
+  if (const toml::node* pn = top.node("policy")) {
+    StrictTable pt(as_table(top, "policy", *pn), "policy", w.source);
+    w.policy = pt.get<std::string>("name", "a policy name").value_or("fcfs");
+    if (const toml::node* q = pt.node("tb_quota")) {
+      StrictTable qt(as_table(pt, "tb_quota", *q), "policy.tb_quota", w.source);
+      for (const auto& [key, n] : *q->as_table()) {
+        auto v = qt.integer(key.str(), 1, 1 << 20);
+        quota_by_name[std::string(key.str())] = {uint32_t(*v), &n};
+      }
+    }
+    pt.finish();
+  }
+
+  if (const toml::node* rn = top.node("run")) {
+    StrictTable rt(as_table(top, "run", *rn), "run", w.source);
+    w.run.until = rt.choice("until", {{"completions", RunRule::Until::Completions}, {"cycles", RunRule::Until::Cycles}},
+                            w.run.until);
+    w.run.completions = uint32_t(rt.integer("completions", 1, 1000).value_or(1));
+    w.run.max_cycles = Cycle(rt.integer("max_cycles", 0, int64_t(1) << 50).value_or(0));
+    w.run.measure =
+        rt.choice("measure", {{"first", RunRule::Measure::First}, {"all", RunRule::Measure::All}}, w.run.measure);
+    if (w.run.until == RunRule::Until::Cycles && w.run.max_cycles == 0)
+      rt.fail(*rn, "max_cycles", "until = \"cycles\" needs max_cycles > 0");
+    rt.finish();
+  }
+
+  const toml::node* an = top.node("app");
+  if (!an) throw LoadError(fmt::format("{}: no [[app]] entries: a workload needs at least one application", w.source));
+  const toml::array* apps = an->as_array();
+  if (!apps || !apps->is_array_of_tables()) top.fail(*an, "app", "expected [[app]] tables");
+  std::map<std::string, int> name_uses;
+  for (size_t i = 0; i < apps->size(); ++i) {
+    const toml::table& at = *apps->get(i)->as_table();
+    std::string path = fmt::format("app[{}]", i);
+    StrictTable t(at, path, w.source);
+    AppSpec a;
+    auto bench = t.get<std::string>("benchmark", "a benchmark name");
+    auto ptx = t.get<std::string>("ptx", "a PTX file name");
+    if (bench.has_value() == ptx.has_value())
+      throw LoadError(fmt::format("{}: {}: give either 'benchmark' (the workload library) or 'ptx' (your own kernels)",
+                                  where(at, w.source), path));
+    if (bench) {
+      a.benchmark = workloads::find_workload(*bench);
+      if (!a.benchmark)
+        t.fail(*t.node("benchmark"), "benchmark", fmt::format("unknown benchmark '{}' (see gpumux list)", *bench));
+      if (auto s = t.get<std::string>("size", "\"tiny\", \"small\" or \"large\""); s && !workloads::parse_size(*s, a.size))
+        t.fail(*t.node("size"), "size", fmt::format("unknown size '{}' (tiny, small or large)", *s));
+    } else {
+      a.user = parse_user_program(t, at, dir, *ptx);
+    }
+    a.arrival = Cycle(t.integer("arrival_cycle", 0, int64_t(1) << 50).value_or(0));
+    a.priority = int(t.integer("priority", -100, 100).value_or(0));
+    a.seed = uint64_t(t.integer("seed", 0, int64_t(1) << 62).value_or(int64_t(seed + i)));
+    if (auto q = t.get<double>("qos_goal", "a number")) {
+      if (!(*q > 0 && *q <= 1)) t.fail(*t.node("qos_goal"), "qos_goal", "expected a fraction in (0, 1]");
+      a.qos_goal = *q;
+    }
+    if (auto n = t.get<std::string>("name", "a string")) {
+      if (n->empty()) t.fail(*t.node("name"), "name", "must not be empty");
+      a.name = *n;
+    } else {
+      std::string base = a.benchmark ? a.benchmark->name : std::filesystem::path(*ptx).stem().string();
+      int uses = name_uses[base]++;
+      a.name = uses ? fmt::format("{}-{}", base, uses + 1) : base;
+    }
+    t.finish();
+    for (const AppSpec& o : w.apps)
+      if (o.name == a.name)
+        throw LoadError(fmt::format("{}: {}: app name '{}' is used twice", where(at, w.source), path, a.name));
+    w.apps.push_back(std::move(a));
+  }
+  for (const auto& [qname, q] : quota_by_name) {
+    auto it = std::find_if(w.apps.begin(), w.apps.end(), [&](const AppSpec& a) { return a.name == qname; });
+    if (it == w.apps.end())
+      throw LoadError(fmt::format("{}: policy.tb_quota.{}: no app named '{}'", where(*q.second, w.source), qname, qname));
+    w.policy_options.tb_quota_by_app[uint32_t(it - w.apps.begin())] = q.first;
+  }
+  top.finish();
+  validate(w);
+  return w;
+}
+
+WorkloadFile load_workload_file(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw LoadError(fmt::format("{}: cannot open workload file", file.string()));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_workload(ss.str(), file.string(), file.parent_path());
+}
+
+void validate(const WorkloadFile& w) {
+  if (w.apps.empty()) throw LoadError(fmt::format("{}: a workload needs at least one application", w.source));
+  if (w.apps.size() > 64)  // each gets its own physical address range (sm_lsu.cpp)
+    throw LoadError(fmt::format("{}: {} applications; at most 64 are supported", w.source, w.apps.size()));
+  for (const AppSpec& a : w.apps)
+    if (bool(a.benchmark) == bool(a.user))
+      throw LoadError(fmt::format("{}: app '{}' needs either a benchmark or a PTX program", w.source, a.name));
+  auto names = frontend::sharing_policy_names();
+  if (std::find(names.begin(), names.end(), w.policy) == names.end())
+    throw LoadError(fmt::format("{}: policy.name: unknown sharing policy '{}' (known: {})", w.source, w.policy,
+                                fmt::join(names, ", ")));
+  if (w.policy == "smk-quota") {
+    for (size_t i = 0; i < w.apps.size(); ++i)
+      if (!w.policy_options.tb_quota_by_app.count(uint32_t(i)))
+        throw LoadError(fmt::format("{}: policy.tb_quota: smk-quota needs a TB count for app '{}'", w.source,
+                                    w.apps[i].name));
+  } else if (!w.policy_options.tb_quota_by_app.empty()) {
+    throw LoadError(fmt::format("{}: policy.tb_quota is only used by smk-quota, not by '{}'", w.source, w.policy));
+  }
+}
+
+}  // namespace gpumux::multitask

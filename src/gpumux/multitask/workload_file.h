@@ -1,0 +1,88 @@
+// A multiprogrammed workload: which applications share which GPU, under which
+// sharing policy, and when the run ends. Read from strict TOML (unknown keys,
+// wrong types and bad values are LoadErrors naming file:line):
+//
+//   gpu = "gtx980"                      # preset name or config file (relative to this file)
+//   set = ["sm.warp_scheduler=lrr"]     # config overrides, as --set
+//   seed = 1                            # app i's inputs use seed + i unless it sets its own
+//
+//   [policy]
+//   name = "smk-quota"                  # a registered sharing policy (gpumux run --list-policies)
+//   tb_quota = { sgemm = 2, stencil = 6 }   # smk-quota: TBs per SM per kernel, by app name
+//
+//   [run]
+//   until = "completions"               # or "cycles"
+//   completions = 1                     # every app completes this many runs; early finishers restart
+//   max_cycles = 0                      # core cycles; 0 = no limit (required with until = "cycles")
+//   measure = "first"                   # which runs give an app's time: "first" or "all" (mean)
+//
+//   [[app]]
+//   benchmark = "sgemm"                 # from the workload library (gpumux list), or
+//                                       # ptx = "file.ptx" + a declarative host program (user_program.h)
+//   name = "sgemm"                      # unique; default: the benchmark name (suffixed if repeated)
+//   size = "tiny"                       # tiny, small, large
+//   arrival_cycle = 0                   # core cycle its host program starts
+//   priority = 0                        # of its kernels (higher first); -100..100
+//   seed = 7                            # optional
+//   qos_goal = 0.5                      # optional: fraction of isolated IPC, for QoS policies
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpumux/core/engine.h"
+#include "gpumux/frontend/sharing_policy.h"
+#include "gpumux/multitask/user_program.h"
+#include "workload.h"
+
+namespace gpumux::multitask {
+
+struct AppSpec {
+  std::string name;
+  // Exactly one of: a benchmark of the workload library, or the user's PTX
+  // with a declarative host program.
+  const workloads::WorkloadSpec* benchmark = nullptr;
+  std::shared_ptr<const UserProgram> user;
+  workloads::Size size = workloads::Size::Tiny;
+  Cycle arrival = 0;
+  int priority = 0;
+  uint64_t seed = 1;
+  std::optional<double> qos_goal;
+
+  // "sgemm" or "ptx:saxpy.ptx", for reports.
+  std::string program() const;
+  // Everything that determines what the application does, for the isolated-run cache.
+  std::string identity() const;
+};
+
+struct RunRule {
+  enum class Until : uint8_t { Completions, Cycles };
+  enum class Measure : uint8_t { First, All };
+  Until until = Until::Completions;
+  uint32_t completions = 1;
+  Cycle max_cycles = 0;  // 0: none
+  Measure measure = Measure::First;
+};
+
+struct WorkloadFile {
+  std::string source = "<built-in>";  // file name, for messages
+  std::string gpu = "gtx980";         // preset or file path (resolved)
+  std::vector<std::string> overrides;
+  std::string policy = "fcfs";
+  frontend::PolicyOptions policy_options;  // app ids are indices into apps
+  RunRule run;
+  std::vector<AppSpec> apps;
+};
+
+WorkloadFile load_workload_file(const std::filesystem::path& file);
+// `name` stands for the file in errors; relative gpu paths resolve against `dir`.
+WorkloadFile parse_workload(std::string_view toml_text, const std::string& name,
+                            const std::filesystem::path& dir = ".");
+// Checks what parsing cannot (policy and its options, names); run by both loaders.
+void validate(const WorkloadFile& w);
+
+}  // namespace gpumux::multitask

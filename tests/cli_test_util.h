@@ -1,0 +1,25 @@
+// Runs the gpumux binary of this build from tests of its commands.
+#pragma once
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include <sys/wait.h>
+
+namespace gpumux::test {
+
+// Runs `gpumux ARGS`; returns its exit status and (in `out`) its output,
+// standard error included.
+inline int run_gpumux(const std::string& args, std::string& out) {
+  std::string cmd = std::string(GPUMUX_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return -1;
+  std::array<char, 4096> buf;
+  out.clear();
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace gpumux::test

@@ -1,0 +1,210 @@
+// The multi-application runner end to end: several benchmarks as concurrent
+// applications on the timing model, checked against their CPU references.
+#include "gpumux/multitask/runner.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "gpumux/core/error.h"
+
+namespace gpumux::multitask {
+namespace {
+
+AppSpec app(const std::string& bench, int priority = 0, Cycle arrival = 0, uint64_t seed = 1) {
+  AppSpec a;
+  a.benchmark = workloads::find_workload(bench);
+  EXPECT_NE(a.benchmark, nullptr) << bench;
+  a.name = bench;
+  a.priority = priority;
+  a.arrival = arrival;
+  a.seed = seed;
+  return a;
+}
+
+WorkloadFile workload(std::vector<AppSpec> apps, const std::string& policy) {
+  WorkloadFile w;
+  w.gpu = std::string(GPUMUX_SOURCE_DIR) + "/configs/gtx980.toml";
+  w.policy = policy;
+  w.apps = std::move(apps);
+  return w;
+}
+
+RunOptions no_baselines() {
+  RunOptions o;
+  o.baselines = false;
+  o.overrides = {"frontend.check_invariants=true"};
+  return o;
+}
+
+void expect_all_passed(const RunResult& r) {
+  for (const AppOutcome& a : r.apps) {
+    EXPECT_TRUE(a.error.empty()) << a.name << ": " << a.error;
+    ASSERT_FALSE(a.runs.empty()) << a.name;
+    for (const AppRun& run : a.runs) EXPECT_TRUE(run.passed) << a.name << ": " << run.detail;
+  }
+}
+
+// Four applications with mixed priorities and arrivals under every policy:
+// correct results everywhere, and the per-SM resource invariants hold at
+// every TB placement (frontend.check_invariants).
+TEST(MultiAppRun, FourAppsUnderEveryPolicy) {
+  for (const char* policy : {"fcfs", "spatial-even", "spatial-smart", "smk-even", "smk-drf", "smk-quota"}) {
+    SCOPED_TRACE(policy);
+    WorkloadFile w = workload({app("spmv", 0), app("binomial", 2, 1000), app("lbm", 1, 0), app("histo", -1, 5000)},
+                              policy);
+    if (std::string(policy) == "smk-quota")
+      w.policy_options.tb_quota_by_app = {{0, 4}, {1, 2}, {2, 2}, {3, 2}};
+    RunResult r = run_workload(w, no_baselines());
+    expect_all_passed(r);
+    EXPECT_EQ(r.apps.size(), 4u);
+    EXPECT_GT(r.warp_insts, 0u);
+  }
+}
+
+// A faulting application is terminated and reported; the others complete.
+std::string_view oob_ptx() {
+  return R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry oob(.param .u64 p)
+{
+  .reg .b64 %rd<3>;
+  .reg .b32 %r<2>;
+  ld.param.u64 %rd1, [p];
+  add.u64 %rd2, %rd1, 16777216;
+  mov.u32 %r1, 7;
+  st.global.u32 [%rd2], %r1;
+  ret;
+}
+)";
+}
+
+workloads::CheckResult run_oob(runtime::Context& ctx, runtime::Module& mod, workloads::Size, uint64_t) {
+  runtime::DevPtr p = ctx.malloc(4096);
+  ctx.launch(mod.kernel("oob"), {4}, {64}, p);
+  ctx.synchronize();
+  return {true, "no fault?"};
+}
+
+TEST(MultiAppRun, FaultingAppIsTerminatedOthersRunOn) {
+  workloads::WorkloadSpec bad{"oob", "out-of-bounds store", "test", oob_ptx(), {"", "", ""}, &run_oob};
+  AppSpec faulty;
+  faulty.name = "faulty";
+  faulty.benchmark = &bad;
+  WorkloadFile w = workload({app("sgemm"), faulty, app("stencil")}, "smk-even");
+  RunResult r = run_workload(w, no_baselines());
+  EXPECT_FALSE(r.all_passed());
+  EXPECT_NE(r.apps[1].error.find("invalid global write access"), std::string::npos) << r.apps[1].error;
+  for (size_t i : {0u, 2u}) {
+    EXPECT_TRUE(r.apps[i].error.empty()) << r.apps[i].error;
+    ASSERT_EQ(r.apps[i].runs.size(), 1u);
+    EXPECT_TRUE(r.apps[i].runs[0].passed);
+  }
+}
+
+// Applications that finish early restart until each completed N runs; the
+// first run is the measured one.
+TEST(MultiAppRun, EarlyFinishersRestart) {
+  WorkloadFile w = workload({app("pc"), app("stencil")}, "fcfs");
+  w.run.completions = 2;
+  RunResult r = run_workload(w, no_baselines());
+  expect_all_passed(r);
+  for (const AppOutcome& a : r.apps) {
+    EXPECT_GE(a.runs.size(), 2u) << a.name;
+    EXPECT_EQ(a.shared, double(a.runs[0].cycles()));
+    for (size_t i = 1; i < a.runs.size(); ++i) EXPECT_GE(a.runs[i].start, a.runs[i - 1].end);
+  }
+  EXPECT_GT(r.apps[0].runs.size(), 2u);  // pc is much shorter than stencil: it kept restarting
+}
+
+TEST(MultiAppRun, CycleLimitedRunsCompareIssueRates) {
+  WorkloadFile w = workload({app("spmv"), app("stencil")}, "smk-even");
+  w.run.until = RunRule::Until::Cycles;
+  w.run.max_cycles = 60000;
+  RunResult r = run_workload(w, no_baselines());
+  EXPECT_TRUE(r.stopped_by_limit);
+  EXPECT_GE(r.cycles, 60000u);
+  EXPECT_LT(r.cycles, 61000u);
+}
+
+// Pinned: same inputs and seed, same cycles. Update deliberately when the
+// model changes.
+TEST(MultiAppRun, PinnedCyclesOfATwoAppTinyWorkload) {
+  WorkloadFile w = workload({app("sgemm"), app("stencil", 0, 0, 2)}, "smk-even");
+  RunResult r = run_workload(w, no_baselines());
+  expect_all_passed(r);
+  RunResult again = run_workload(w, no_baselines());
+  EXPECT_EQ(again.cycles, r.cycles);
+  EXPECT_EQ(again.apps[0].runs[0].cycles(), r.apps[0].runs[0].cycles());
+  EXPECT_EQ(r.apps[0].runs[0].cycles(), 121823u);
+  EXPECT_EQ(r.apps[1].runs[0].cycles(), 92882u);
+}
+
+// Isolated runs are cached on disk: the second run of a workload reads them.
+TEST(MultiAppRun, BaselinesAreCachedAndGiveTheMetrics) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "gpumux-runner-test-cache";
+  std::filesystem::remove_all(dir);
+  WorkloadFile w = workload({app("pc"), app("histo")}, "spatial-even");
+  RunOptions o;
+  o.cache_dir = dir;
+  RunResult first = run_workload(w, o);
+  ASSERT_TRUE(first.metrics);
+  size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.path().extension() == ".json";
+  EXPECT_EQ(files, 2u);
+  RunResult second = run_workload(w, o);
+  ASSERT_TRUE(second.metrics);
+  EXPECT_EQ(second.metrics->stp, first.metrics->stp);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_GT(first.apps[i].alone, 0);
+    EXPECT_DOUBLE_EQ(first.metrics->apps[i].ntt, first.apps[i].shared / first.apps[i].alone);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(MultiAppRun, OutputsHoldMetricsAndTimelineTracks) {
+  WorkloadFile w = workload({app("pc"), app("histo")}, "smk-even");
+  stats::Timeline t;
+  RunOptions o;
+  o.use_cache = false;
+  o.timeline = &t;
+  RunResult r = run_workload(w, o);
+  nlohmann::json j = to_json(r);
+  ASSERT_TRUE(j["metrics"].is_object());
+  EXPECT_GT(j["metrics"]["stp"].get<double>(), 0.0);
+  EXPECT_TRUE(j["metrics"]["ntt"].contains("pc"));
+  EXPECT_FALSE(j["kernels"].empty());
+  EXPECT_FALSE(j["copies"].empty());
+  EXPECT_TRUE(j["statistics"].contains("stats"));
+  std::string timeline = t.to_json().dump();
+  EXPECT_NE(timeline.find("SM   0"), std::string::npos);
+  EXPECT_NE(timeline.find("app 1: histo"), std::string::npos);
+  EXPECT_NE(timeline.find("memcpy H2D"), std::string::npos);
+  std::string summary = format_summary(r);
+  EXPECT_NE(summary.find("STP"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpumux::multitask
+
+namespace gpumux::multitask {
+namespace {
+
+// A user's PTX application beside a benchmark; its outputs' checksum is a
+// pure function of the seed.
+TEST(MultiAppRun, UserPtxApplicationRunsBesideABenchmark) {
+  WorkloadFile w = load_workload_file(std::string(GPUMUX_SOURCE_DIR) + "/configs/workloads/user-ptx.toml");
+  RunResult r = run_workload(w, no_baselines());
+  expect_all_passed(r);
+  EXPECT_NE(r.apps[0].runs[0].detail.find("output checksums y="), std::string::npos) << r.apps[0].runs[0].detail;
+  EXPECT_EQ(run_workload(w, no_baselines()).apps[0].runs[0].detail, r.apps[0].runs[0].detail);
+  uint32_t saxpy_launches = 0;
+  for (const auto& k : r.kernels) saxpy_launches += k.name == "saxpy";
+  EXPECT_EQ(saxpy_launches, 4u);
+}
+
+}  // namespace
+}  // namespace gpumux::multitask

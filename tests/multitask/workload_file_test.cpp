@@ -1,0 +1,161 @@
+// Workload files: strict TOML, errors name file:line and the key.
+#include "gpumux/multitask/workload_file.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <filesystem>
+
+#include "gpumux/core/error.h"
+
+namespace gpumux::multitask {
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_workload(text, "w.toml");
+  } catch (const LoadError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(WorkloadFile, ParsesEverything) {
+  WorkloadFile w = parse_workload(R"(
+gpu = "isca17-16sm"
+set = ["sm.warp_scheduler=lrr"]
+seed = 10
+[policy]
+name = "smk-quota"
+tb_quota = { a = 2, stencil = 3 }
+[run]
+until = "completions"
+completions = 3
+max_cycles = 5000000
+measure = "all"
+[[app]]
+name = "a"
+benchmark = "sgemm"
+size = "small"
+arrival_cycle = 100
+priority = 5
+qos_goal = 0.5
+[[app]]
+benchmark = "stencil"
+)",
+                                  "w.toml");
+  EXPECT_EQ(w.gpu, "isca17-16sm");
+  EXPECT_EQ(w.overrides, std::vector<std::string>{"sm.warp_scheduler=lrr"});
+  EXPECT_EQ(w.policy, "smk-quota");
+  EXPECT_EQ(w.run.completions, 3u);
+  EXPECT_EQ(w.run.max_cycles, 5000000u);
+  EXPECT_EQ(w.run.measure, RunRule::Measure::All);
+  ASSERT_EQ(w.apps.size(), 2u);
+  EXPECT_EQ(w.apps[0].name, "a");
+  EXPECT_EQ(w.apps[0].size, workloads::Size::Small);
+  EXPECT_EQ(w.apps[0].arrival, 100u);
+  EXPECT_EQ(w.apps[0].priority, 5);
+  EXPECT_EQ(w.apps[0].seed, 10u);
+  EXPECT_EQ(*w.apps[0].qos_goal, 0.5);
+  EXPECT_EQ(w.apps[1].name, "stencil");
+  EXPECT_EQ(w.apps[1].seed, 11u);
+  EXPECT_EQ(w.policy_options.tb_quota_by_app.at(0), 2u);
+  EXPECT_EQ(w.policy_options.tb_quota_by_app.at(1), 3u);
+}
+
+TEST(WorkloadFile, RepeatedBenchmarksGetDistinctNames) {
+  WorkloadFile w = parse_workload("[[app]]\nbenchmark = \"pc\"\n[[app]]\nbenchmark = \"pc\"\n", "w.toml");
+  EXPECT_EQ(w.apps[0].name, "pc");
+  EXPECT_EQ(w.apps[1].name, "pc-2");
+}
+
+TEST(WorkloadFile, ErrorsNameFileLineAndKey) {
+  EXPECT_EQ(error_of("[[app]]\nbenchmark = \"pc\"\nsize = \"tiny\"\ncolour = 3\n"),
+            "w.toml:4: app[0].colour: unknown key");
+  EXPECT_EQ(error_of("[[app]]\nbenchmark = \"nosuch\"\n"),
+            "w.toml:2: app[0].benchmark: unknown benchmark 'nosuch' (see gpumux list)");
+  EXPECT_EQ(error_of("[[app]]\nbenchmark = \"pc\"\npriority = \"high\"\n"),
+            "w.toml:3: app[0].priority: expected an integer");
+  EXPECT_EQ(error_of("[[app]]\nbenchmark = \"pc\"\nsize = \"huge\"\n"),
+            "w.toml:3: app[0].size: unknown size 'huge' (tiny, small or large)");
+  EXPECT_NE(error_of("[policy]\nname = \"nosuch\"\n[[app]]\nbenchmark = \"pc\"\n").find("unknown sharing policy 'nosuch'"),
+            std::string::npos);
+  EXPECT_NE(error_of("[policy]\nname = \"smk-quota\"\n[[app]]\nbenchmark = \"pc\"\n").find("needs a TB count for app 'pc'"),
+            std::string::npos);
+  EXPECT_NE(error_of("[run]\nuntil = \"cycles\"\n[[app]]\nbenchmark = \"pc\"\n").find("max_cycles > 0"),
+            std::string::npos);
+  EXPECT_NE(error_of("[[app]]\nbenchmark = \"pc\"\nname = \"x\"\n[[app]]\nbenchmark = \"vecadd\"\nname = \"x\"\n")
+                .find("app name 'x' is used twice"),
+            std::string::npos);
+  EXPECT_NE(error_of("seed = 1\n").find("no [[app]] entries"), std::string::npos);
+  EXPECT_NE(error_of("[[app]]\nbenchmark = 'pc'\n[[app]\n").find("w.toml:3:"), std::string::npos);
+}
+
+TEST(WorkloadFile, ExampleWorkloadsLoad) {
+  size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(GPUMUX_SOURCE_DIR) + "/configs/workloads")) {
+    if (e.path().extension() != ".toml") continue;
+    SCOPED_TRACE(e.path().string());
+    WorkloadFile w = load_workload_file(e.path());
+    EXPECT_FALSE(w.apps.empty());
+    ++n;
+  }
+  EXPECT_GE(n, 3u);
+}
+
+}  // namespace
+}  // namespace gpumux::multitask
+
+namespace gpumux::multitask {
+namespace {
+
+std::string user_app(const std::string& extra) {
+  return "[[app]]\nname = \"mine\"\nptx = \"kernels/saxpy.ptx\"\n[[app.buffer]]\nname = \"x\"\nbytes = 64\n" + extra;
+}
+
+std::string user_error(const std::string& text) {
+  try {
+    parse_workload(text, "w.toml", std::string(GPUMUX_SOURCE_DIR) + "/configs/workloads");
+  } catch (const LoadError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(WorkloadFile, UserPtxApplications) {
+  WorkloadFile w = parse_workload(
+      user_app("init = \"iota_u32\"\n[[app.launch]]\nkernel = \"saxpy\"\ngrid = [2, 3]\nblock = [32]\n"
+               "args = [\"buf:x\", \"buf:x\", \"u32:16\", \"f32:-1.5\"]\nrepeat = 2\n"),
+      "w.toml", std::string(GPUMUX_SOURCE_DIR) + "/configs/workloads");
+  ASSERT_EQ(w.apps.size(), 1u);
+  const AppSpec& a = w.apps[0];
+  ASSERT_TRUE(a.user);
+  EXPECT_EQ(a.program(), "ptx:saxpy.ptx");
+  EXPECT_NE(a.user->ptx_text.find(".entry saxpy"), std::string::npos);
+  ASSERT_EQ(a.user->launches.size(), 1u);
+  const UserProgram::Launch& l = a.user->launches[0];
+  EXPECT_EQ(l.grid.y, 3u);
+  EXPECT_EQ(l.repeat, 2u);
+  ASSERT_EQ(l.args.size(), 4u);
+  EXPECT_EQ(l.args[3].kind, UserProgram::Arg::Kind::F32);
+  EXPECT_EQ(l.args[3].bits, std::bit_cast<uint32_t>(-1.5f));
+}
+
+TEST(WorkloadFile, UserPtxErrors) {
+  EXPECT_NE(user_error(user_app("")).find("needs at least one [[app.launch]]"), std::string::npos);
+  EXPECT_NE(user_error(user_app("[[app.launch]]\nkernel = \"saxpy\"\ngrid = [1]\nblock = [32]\nargs = [\"buf:nope\"]\n"))
+                .find("w.toml:11: app[0].launch.args: 'buf:nope': no buffer named 'nope'"),
+            std::string::npos);
+  EXPECT_NE(user_error(user_app("[[app.launch]]\nkernel = \"saxpy\"\ngrid = [1]\nblock = [32]\nargs = [\"u32:x\"]\n"))
+                .find("'x' is not a valid u32 value"),
+            std::string::npos);
+  EXPECT_NE(user_error(user_app("[[app.launch]]\nkernel = \"saxpy\"\ngrid = [0]\nblock = [32]\n"))
+                .find("dimensions must be positive"),
+            std::string::npos);
+  EXPECT_NE(user_error("[[app]]\nptx = \"missing.ptx\"\n").find("cannot open PTX file"), std::string::npos);
+  EXPECT_NE(user_error("[[app]]\nptx = \"kernels/saxpy.ptx\"\nbenchmark = \"pc\"\n").find("give either"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpumux::multitask
