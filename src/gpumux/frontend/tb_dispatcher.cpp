@@ -16,6 +16,12 @@ TbDispatcher::TbDispatcher(Engine& engine, DomainId core, const FrontendParams& 
 
 TbDispatcher::~TbDispatcher() = default;
 
+void TbDispatcher::register_stats(StatRegistry& reg) {
+  reg.add("frontend.tbs_dispatched", tbs_dispatched_, "thread blocks placed on SMs");
+  reg.add("frontend.fragmented_placements", fragmented_,
+          "TB placements refused although enough registers and shared memory were free in total (fragmentation)");
+}
+
 size_t TbDispatcher::enqueue(std::unique_ptr<sm::KernelInstance> k, uint32_t stream, std::string name) {
   Cycle now = engine().wake_cycle(domain());
   KernelRecord rec;
@@ -97,9 +103,12 @@ bool TbDispatcher::activate(Cycle now, Cycle& next) {
   return any;
 }
 
-bool TbDispatcher::may_place(const Running& r, const sm::Sm& s) const {
+bool TbDispatcher::may_place(const Running& r, const sm::Sm& s) {
   const sm::KernelInstance& k = *r.kernel;
-  if (!s.fits(k)) return false;
+  if (!s.fits(k)) {
+    if (s.fits_if_contiguous(k)) fragmented_[k.key].add();
+    return false;
+  }
   uint32_t mine = s.resident_tbs(k.id);
   if (mine >= policy_->quota(k, s.id())) return false;
   return !policy_->exclusive_sms() || s.resident_tbs() == mine;
@@ -119,6 +128,7 @@ Cycle TbDispatcher::tick(Cycle now) {
       if (r->next_tb == 0) records_[r->record].first_tb = now;
       uint64_t tb = r->next_tb++;
       s.start_tb(*r->kernel, tb);
+      tbs_dispatched_[r->kernel->key].add();
       if (sink_) sink_->tb_started(s.id(), *r->kernel, tb, now);
       if (p_.check_invariants) check_sm_invariants(s, *policy_, active_kernels());
       placed = true;

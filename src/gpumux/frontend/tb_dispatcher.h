@@ -71,6 +71,7 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   ~TbDispatcher() override;
 
   void attach(std::vector<sm::Sm*> sms) { sms_ = std::move(sms); }
+  void register_stats(StatRegistry& reg);
   // Queues `k` on stream (app, stream); returns its index in records().
   size_t enqueue(std::unique_ptr<sm::KernelInstance> k, uint32_t stream, std::string name);
   // No queued or running kernel of `app`.
@@ -100,7 +101,7 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
 
   void make_head(StreamId s, Cycle now);
   bool activate(Cycle now, Cycle& next);
-  bool may_place(const Running& r, const sm::Sm& s) const;
+  bool may_place(const Running& r, const sm::Sm& s);  // counts fragmentation
   void repartition();
 
   FrontendParams p_;
@@ -113,6 +114,10 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   size_t next_sm_ = 0;
   uint64_t activations_ = 0;
   TbEventSink* sink_ = nullptr;
+  KeyedCounter tbs_dispatched_;
+  // Placements refused only because the free registers or shared memory of
+  // the SM were not contiguous (first-fit allocation leaves holes).
+  KeyedCounter fragmented_;
 };
 
 }  // namespace gpumux::frontend

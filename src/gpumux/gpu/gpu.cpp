@@ -12,6 +12,7 @@ Gpu::Gpu(const GpuConfig& cfg, std::unique_ptr<frontend::SharingPolicy> policy)
     : cfg_(cfg), clocks_(add_gpu_clocks(engine_, cfg.clock)) {
   memory_ = std::make_unique<mem::MemorySystem>(engine_, clocks_, cfg_, stats_);
   dispatcher_ = std::make_unique<frontend::TbDispatcher>(engine_, clocks_.core, cfg_.frontend, std::move(policy));
+  dispatcher_->register_stats(stats_);
   copy_engine_ = std::make_unique<frontend::CopyEngine>(engine_, clocks_.core, cfg_.pcie);
   std::vector<sm::Sm*> ptrs;
   for (uint32_t i = 0; i < cfg_.gpu.num_sms; ++i) {

@@ -88,6 +88,13 @@ bool Sm::fits(const KernelInstance& k) const {
          smem_.fits(n.shared_bytes);
 }
 
+bool Sm::fits_if_contiguous(const KernelInstance& k) const {
+  const TbNeeds& n = k.needs;
+  return tbs_used_ < p_.tb_slots && warps_used_ + n.warps <= p_.warp_slots &&
+         threads_used_ + n.threads <= p_.max_threads && regs_.used() + n.registers <= regs_.capacity() &&
+         smem_.used() + n.shared_bytes <= smem_.capacity();
+}
+
 uint32_t Sm::resident_tbs(uint32_t kernel_id) const {
   uint32_t n = 0;
   for (const TbSlot& t : tbs_) n += t.used && t.kernel->id == kernel_id;

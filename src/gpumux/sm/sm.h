@@ -79,6 +79,9 @@ class Sm : public Component, public mem::MemSink {
   const SmParams& params() const { return p_; }
   // Whether one more TB of `k` fits now (warps, TB slot, threads, registers, shared memory).
   bool fits(const KernelInstance& k) const;
+  // Whether it would fit if the free registers and shared memory were
+  // contiguous: !fits(k) && fits_if_contiguous(k) is fragmentation.
+  bool fits_if_contiguous(const KernelInstance& k) const;
   // Starts TB `tb_index` (linear) of `k`; fits(k) must hold.
   void start_tb(KernelInstance& k, uint64_t tb_index);
   uint32_t resident_tbs() const { return tbs_used_; }
