@@ -81,6 +81,17 @@ TEST_F(RunCli, BadInputGivesClearErrors) {
   EXPECT_NE(out.find("cannot open workload file"), std::string::npos) << out;
 }
 
+// The Accel-Sim trace of vecadd at tiny: a complete trace directory.
+TEST_F(RunCli, ExportsAnAccelSimTrace) {
+  std::string out;
+  fs::path dir = dir_ / "trace";
+  ASSERT_EQ(run_gpumux("run vecadd --export-accelsim-trace " + dir.string(), out), 0) << out;
+  std::ifstream list(dir / "kernelslist.g");
+  std::string text((std::istreambuf_iterator<char>(list)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("kernel-1.traceg"), std::string::npos) << text;
+  EXPECT_GT(fs::file_size(dir / "kernel-1.traceg"), 1000u);
+}
+
 // An even split of a small register file cannot hold one lbm TB.
 TEST_F(RunCli, KernelThatFitsNoSmUnderThePartitionIsAnError) {
   std::string out;

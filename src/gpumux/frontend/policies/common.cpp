@@ -71,4 +71,9 @@ uint32_t SpatialPolicy::quota(const sm::KernelInstance& k, uint32_t sm) const {
   return sm < owner_.size() && owner_[sm] == k.id ? kUnlimited : 0;
 }
 
+uint32_t UniformQuotaPolicy::quota(const sm::KernelInstance& k, uint32_t) const {
+  auto it = quotas_.find(k.id);
+  return it == quotas_.end() ? 0 : it->second;
+}
+
 }  // namespace gpumux::frontend::policy

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -59,6 +60,16 @@ class SpatialPolicy : public SharingPolicy {
  private:
   static constexpr uint32_t kNoOwner = ~0u;
   std::vector<uint32_t> owner_;  // kernel id per SM id
+};
+
+// Intra-SM sharing with the same quota on every SM (all SMs are alike):
+// subclasses fill quotas_ (TBs per SM, by kernel id) in repartition().
+class UniformQuotaPolicy : public SharingPolicy {
+ public:
+  uint32_t quota(const sm::KernelInstance& k, uint32_t sm) const final;
+
+ protected:
+  std::map<uint32_t, uint32_t> quotas_;  // by kernel id; absent: 0
 };
 
 // Splits `n` units evenly among `ways` receivers, the remainder one each to

@@ -18,12 +18,12 @@
 namespace gpumux::frontend {
 namespace {
 
-class SmkDrfPolicy final : public SharingPolicy {
+class SmkDrfPolicy final : public policy::UniformQuotaPolicy {
  public:
   std::string_view name() const override { return "smk-drf"; }
 
   void repartition(std::span<const ActiveKernel> active, std::span<sm::Sm* const> sms) override {
-    quota_.clear();
+    quotas_.clear();
     std::vector<ActiveKernel> ks = policy::with_tbs_left(active);
     if (ks.empty() || sms.empty()) return;
     const policy::Amounts cap = policy::capacity(sms.front()->params());
@@ -61,17 +61,9 @@ class SmkDrfPolicy final : public SharingPolicy {
               ks[i].kernel->label, need[i][alone.resource], policy::resource_name(alone.resource),
               cap[alone.resource]));
       }
-      quota_[ks[i].kernel->id] = uint32_t(count[i]);
+      quotas_[ks[i].kernel->id] = uint32_t(count[i]);
     }
   }
-
-  uint32_t quota(const sm::KernelInstance& k, uint32_t) const override {
-    auto it = quota_.find(k.id);
-    return it == quota_.end() ? 0 : it->second;
-  }
-
- private:
-  std::map<uint32_t, uint32_t> quota_;  // by kernel id
 };
 
 }  // namespace

@@ -12,12 +12,12 @@
 namespace gpumux::frontend {
 namespace {
 
-class SmkEvenPolicy final : public SharingPolicy {
+class SmkEvenPolicy final : public policy::UniformQuotaPolicy {
  public:
   std::string_view name() const override { return "smk-even"; }
 
   void repartition(std::span<const ActiveKernel> active, std::span<sm::Sm* const> sms) override {
-    quota_.clear();
+    quotas_.clear();
     std::vector<ActiveKernel> ks = policy::with_tbs_left(active);
     if (ks.empty() || sms.empty()) return;
     policy::Amounts share = policy::capacity(sms.front()->params());
@@ -31,17 +31,9 @@ class SmkEvenPolicy final : public SharingPolicy {
             "({} {})",
             a.kernel->label, ks.size(), share[l.resource], policy::resource_name(l.resource), need[l.resource],
             policy::resource_name(l.resource)));
-      quota_[a.kernel->id] = uint32_t(l.tbs);
+      quotas_[a.kernel->id] = uint32_t(l.tbs);
     }
   }
-
-  uint32_t quota(const sm::KernelInstance& k, uint32_t) const override {
-    auto it = quota_.find(k.id);
-    return it == quota_.end() ? 0 : it->second;
-  }
-
- private:
-  std::map<uint32_t, uint32_t> quota_;  // by kernel id
 };
 
 }  // namespace

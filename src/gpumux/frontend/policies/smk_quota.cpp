@@ -13,7 +13,7 @@
 namespace gpumux::frontend {
 namespace {
 
-class SmkQuotaPolicy final : public SharingPolicy {
+class SmkQuotaPolicy final : public policy::UniformQuotaPolicy {
  public:
   explicit SmkQuotaPolicy(const PolicyOptions& o) : by_app_(o.tb_quota_by_app) {
     for (const auto& [app, q] : by_app_)
@@ -23,7 +23,7 @@ class SmkQuotaPolicy final : public SharingPolicy {
   std::string_view name() const override { return "smk-quota"; }
 
   void repartition(std::span<const ActiveKernel> active, std::span<sm::Sm* const>) override {
-    quota_.clear();
+    quotas_.clear();
     for (const ActiveKernel& a : active) {
       auto it = by_app_.find(a.kernel->app);
       if (it == by_app_.end()) {
@@ -33,18 +33,12 @@ class SmkQuotaPolicy final : public SharingPolicy {
             "sharing policy smk-quota: no TB quota for app {} (kernel {}); quotas are given for: {}", a.kernel->app,
             a.kernel->label, known.empty() ? "none" : known));
       }
-      quota_[a.kernel->id] = it->second;
+      quotas_[a.kernel->id] = it->second;
     }
-  }
-
-  uint32_t quota(const sm::KernelInstance& k, uint32_t) const override {
-    auto it = quota_.find(k.id);
-    return it == quota_.end() ? 0 : it->second;
   }
 
  private:
   std::map<uint32_t, uint32_t> by_app_;
-  std::map<uint32_t, uint32_t> quota_;  // by kernel id
 };
 
 }  // namespace
