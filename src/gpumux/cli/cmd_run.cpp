@@ -7,6 +7,7 @@
 //   gpumux run sgemm stencil --policy smk-even -c gtx980
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
