@@ -147,7 +147,9 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
   auto t0 = std::chrono::steady_clock::now();
   hs.run(w.run.max_cycles ? w.run.max_cycles : kNever);
   result.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  result.stopped_by_limit = hs.stopped_early() && !all_done();
+  // Cycle-limited runs end only at the limit; others also when all are done.
+  result.stopped_by_limit =
+      hs.stopped_early() && (w.run.until == RunRule::Until::Cycles || !all_done());
   result.cycles = g.core_cycle();
   result.warp_insts = g.warp_instructions();
   result.kernels = g.dispatcher().records();
