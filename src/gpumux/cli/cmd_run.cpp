@@ -103,22 +103,18 @@ void run_demo(const RunOptions& o) {
   if (!ok) exit_code() = 1;
 }
 
-// The former functional path, kept for exporting Accel-Sim traces: the
-// instruction stream does not depend on timing.
+// Trace export runs the benchmarks functionally: the instruction stream does
+// not depend on timing.
 void export_trace(const RunOptions& o) {
-  workloads::Size size;
-  if (!workloads::parse_size(o.size, size))
-    throw ApiError(fmt::format("unknown size '{}' (tiny, small or large)", o.size));
+  multitask::WorkloadFile w = adhoc_workload(o, o.inputs.empty() ? kDemoApps : o.inputs, "fcfs");
   auto tracer = std::make_unique<trace::AccelsimTraceWriter>(o.accelsim_trace_dir);
   runtime::Device dev;
   dev.backend().set_observer(tracer.get());
-  const std::vector<std::string>& apps = o.inputs.empty() ? kDemoApps : o.inputs;
-  for (size_t i = 0; i < apps.size(); ++i) {
-    const workloads::WorkloadSpec* w = workloads::find_workload(apps[i]);
-    if (!w) throw ApiError(fmt::format("unknown benchmark '{}' (see gpumux list)", apps[i]));
-    runtime::Context& ctx = dev.create_context(fmt::format("app{}:{}", i, w->name));
-    workloads::CheckResult r = workloads::run_workload(*w, ctx, size, o.seed + i);
-    fmt::print("{:<14} {}  {}\n", w->name, r.passed ? "PASS" : "FAIL", r.detail);
+  for (size_t i = 0; i < w.apps.size(); ++i) {
+    const multitask::AppSpec& a = w.apps[i];
+    runtime::Context& ctx = dev.create_context(fmt::format("app{}:{}", i, a.benchmark->name));
+    workloads::CheckResult r = workloads::run_workload(*a.benchmark, ctx, a.size, a.seed);
+    fmt::print("{:<14} {}  {}\n", a.benchmark->name, r.passed ? "PASS" : "FAIL", r.detail);
     if (!r.passed) exit_code() = 1;
   }
   fmt::print("Accel-Sim trace written to {} (functional execution)\n", o.accelsim_trace_dir);

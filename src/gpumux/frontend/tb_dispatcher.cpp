@@ -58,9 +58,7 @@ std::vector<ActiveKernel> TbDispatcher::active_kernels() const {
   std::vector<ActiveKernel> v;
   v.reserve(active_.size());
   for (const Running* r : active_) {
-    // A faulted launch dispatches no more TBs: it has none left.
-    uint64_t n = r->kernel->fault ? r->next_tb : r->kernel->grid.num_tbs();
-    v.push_back(ActiveKernel{r->kernel.get(), n - r->next_tb, r->next_tb - r->tbs_done});
+    v.push_back(ActiveKernel{r->kernel.get(), r->tbs_to_run() - r->next_tb, r->next_tb - r->tbs_done});
   }
   return v;
 }
@@ -92,7 +90,6 @@ bool TbDispatcher::activate(Cycle now, Cycle& next) {
   for (Running* r : ready) {
     if (active_.size() >= p_.max_active_kernels) break;
     r->active = true;
-    r->activation = activations_++;
     records_[r->record].activated = now;
     // Dispatch-priority order: priority (higher first), then activation order.
     auto at = std::find_if(active_.begin(), active_.end(),
@@ -123,8 +120,7 @@ Cycle TbDispatcher::tick(Cycle now) {
   for (size_t i = 0; i < n; ++i) {
     sm::Sm& s = *sms_[(next_sm_ + i) % n];
     for (Running* r : active_) {
-      uint64_t num = r->kernel->grid.num_tbs();
-      if (r->next_tb >= num || r->kernel->fault || !may_place(*r, s)) continue;  // a faulted launch dispatches no more
+      if (!r->tbs_left() || !may_place(*r, s)) continue;
       if (r->next_tb == 0) records_[r->record].first_tb = now;
       uint64_t tb = r->next_tb++;
       s.start_tb(*r->kernel, tb);
@@ -132,13 +128,13 @@ Cycle TbDispatcher::tick(Cycle now) {
       if (sink_) sink_->tb_started(s.id(), *r->kernel, tb, now);
       if (p_.check_invariants) check_sm_invariants(s, *policy_, active_kernels());
       placed = true;
-      last_dispatched |= r->next_tb == num;
+      last_dispatched |= !r->tbs_left();
       break;
     }
   }
   next_sm_ = (next_sm_ + 1) % std::max<size_t>(n, 1);
   if (last_dispatched) repartition();
-  for (Running* r : active_) left |= r->next_tb < r->kernel->grid.num_tbs() && !r->kernel->fault;
+  for (Running* r : active_) left |= r->tbs_left();
   // More TBs may be placed next cycle only if some were placed or the
   // partition changed; otherwise resources, quotas or exclusivity block them
   // until a TB finishes or a kernel ends, which wakes the dispatcher.
@@ -152,7 +148,7 @@ void TbDispatcher::tb_done(uint32_t sm, sm::KernelInstance& k, uint64_t tb_index
   wake();
   if (sink_) sink_->tb_finished(sm, k, tb_index, engine().cycle(domain()));
   // A faulted launch ends when the TBs it dispatched have been aborted.
-  if (++r.tbs_done < (k.fault ? r.next_tb : k.grid.num_tbs())) return;
+  if (++r.tbs_done < r.tbs_to_run()) return;
   Cycle now = engine().wake_cycle(domain());
   KernelRecord& rec = records_[r.record];
   rec.finished = now;

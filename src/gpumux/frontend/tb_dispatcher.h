@@ -93,9 +93,11 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
     std::unique_ptr<sm::KernelInstance> kernel;
     size_t record = 0;
     uint64_t next_tb = 0, tbs_done = 0;
-    uint64_t activation = 0;  // activation sequence number (FCFS among equal priorities)
     Cycle ready_at = kNever;  // when it may become active (head of its stream + launch latency)
     bool active = false;
+    // TBs the launch runs in all: a faulted launch dispatches no more.
+    uint64_t tbs_to_run() const { return kernel->fault ? next_tb : kernel->grid.num_tbs(); }
+    bool tbs_left() const { return next_tb < tbs_to_run(); }
   };
   using StreamId = std::pair<uint32_t, uint32_t>;  // (app, stream)
 
@@ -112,7 +114,6 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   std::vector<KernelRecord> records_;
   std::vector<uint32_t> pending_per_app_;  // queued or running kernels
   size_t next_sm_ = 0;
-  uint64_t activations_ = 0;
   TbEventSink* sink_ = nullptr;
   KeyedCounter tbs_dispatched_;
   // Placements refused only because the free registers or shared memory of

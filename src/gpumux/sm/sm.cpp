@@ -81,17 +81,18 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
 
 Sm::~Sm() = default;
 
+bool Sm::slots_fit(const TbNeeds& n) const {
+  return tbs_used_ < p_.tb_slots && warps_used_ + n.warps <= p_.warp_slots && threads_used_ + n.threads <= p_.max_threads;
+}
+
 bool Sm::fits(const KernelInstance& k) const {
   const TbNeeds& n = k.needs;
-  return tbs_used_ < p_.tb_slots && warps_used_ + n.warps <= p_.warp_slots &&
-         threads_used_ + n.threads <= p_.max_threads && regs_.fits(n.registers) &&
-         smem_.fits(n.shared_bytes);
+  return slots_fit(n) && regs_.fits(n.registers) && smem_.fits(n.shared_bytes);
 }
 
 bool Sm::fits_if_contiguous(const KernelInstance& k) const {
   const TbNeeds& n = k.needs;
-  return tbs_used_ < p_.tb_slots && warps_used_ + n.warps <= p_.warp_slots &&
-         threads_used_ + n.threads <= p_.max_threads && regs_.used() + n.registers <= regs_.capacity() &&
+  return slots_fit(n) && regs_.used() + n.registers <= regs_.capacity() &&
          smem_.used() + n.shared_bytes <= smem_.capacity();
 }
 

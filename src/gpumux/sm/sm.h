@@ -162,6 +162,9 @@ class Sm : public Component, public mem::MemSink {
 
   static constexpr uint32_t kPredBit = 0x8000'0000u;
 
+  // A TB slot, its warps and its threads are free.
+  bool slots_fit(const TbNeeds& n) const;
+
   // Issue.
   void compute_ready(WarpSlot& w, Cycle now);
   bool lsu_has_room(Cycle now) const;
