@@ -1,6 +1,4 @@
-#include <fmt/format.h>
-
-#include "gpumux/core/error.h"
+#include "gpumux/core/registry.h"
 #include "gpumux/frontend/sharing_policy.h"
 
 namespace gpumux::frontend {
@@ -11,12 +9,9 @@ namespace gpumux::frontend {
 
 namespace {
 
-struct Registered {
-  const char* name;
-  std::unique_ptr<SharingPolicy> (*make)(const PolicyOptions&);
-};
+using Factory = std::unique_ptr<SharingPolicy> (*)(const PolicyOptions&);
 
-constexpr Registered kPolicies[] = {
+constexpr Registered<Factory> kPolicies[] = {
 #define GPUMUX_SHARING_POLICY(fn, name) {name, &make_##fn},
 #include "gpumux/frontend/policies/policies.inc"
 #undef GPUMUX_SHARING_POLICY
@@ -24,18 +19,10 @@ constexpr Registered kPolicies[] = {
 
 }  // namespace
 
-std::vector<std::string> sharing_policy_names() {
-  std::vector<std::string> v;
-  for (const Registered& r : kPolicies) v.emplace_back(r.name);
-  return v;
-}
+std::vector<std::string> sharing_policy_names() { return registered_names<Factory>(kPolicies); }
 
 std::unique_ptr<SharingPolicy> make_sharing_policy(std::string_view name, const PolicyOptions& o) {
-  for (const Registered& r : kPolicies)
-    if (name == r.name) return r.make(o);
-  std::string known;
-  for (const Registered& r : kPolicies) known += (known.empty() ? "" : ", ") + std::string(r.name);
-  throw LoadError(fmt::format("unknown sharing policy '{}' (known: {})", name, known));
+  return find_registered<Factory>(kPolicies, name, "unknown sharing policy")(o);
 }
 
 }  // namespace gpumux::frontend

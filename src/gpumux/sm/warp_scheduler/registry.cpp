@@ -1,6 +1,4 @@
-#include <fmt/format.h>
-
-#include "gpumux/core/error.h"
+#include "gpumux/core/registry.h"
 #include "gpumux/sm/warp_scheduler/warp_scheduler.h"
 
 namespace gpumux::sm {
@@ -11,12 +9,7 @@ namespace gpumux::sm {
 
 namespace {
 
-struct Registered {
-  const char* name;
-  WarpSchedulerFactory make;
-};
-
-constexpr Registered kPolicies[] = {
+constexpr Registered<WarpSchedulerFactory> kPolicies[] = {
 #define GPUMUX_WARP_SCHEDULER(fn, name) {name, &make_##fn},
 #include "gpumux/sm/warp_scheduler/policies.inc"
 #undef GPUMUX_WARP_SCHEDULER
@@ -24,18 +17,10 @@ constexpr Registered kPolicies[] = {
 
 }  // namespace
 
-std::vector<std::string> warp_scheduler_names() {
-  std::vector<std::string> v;
-  for (const Registered& r : kPolicies) v.emplace_back(r.name);
-  return v;
-}
+std::vector<std::string> warp_scheduler_names() { return registered_names<WarpSchedulerFactory>(kPolicies); }
 
 std::unique_ptr<WarpScheduler> make_warp_scheduler(const std::string& name, const SmParams& p) {
-  for (const Registered& r : kPolicies)
-    if (name == r.name) return r.make(p);
-  std::string known;
-  for (const Registered& r : kPolicies) known += (known.empty() ? "" : ", ") + std::string(r.name);
-  throw LoadError(fmt::format("sm.warp_scheduler: unknown policy '{}' (known: {})", name, known));
+  return find_registered<WarpSchedulerFactory>(kPolicies, name, "sm.warp_scheduler: unknown policy")(p);
 }
 
 }  // namespace gpumux::sm
