@@ -144,7 +144,8 @@ FigureSpec figure(StrictTable& f) {
   FigureSpec g;
   g.name = f.get<std::string>("name", "a string").value_or("");
   if (g.name.empty() || g.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos)
-    f.fail(f.table(), "name", "every figure needs a name of lowercase letters, digits, '-' and '_'");
+    f.fail(f.node("name") ? *f.node("name") : f.table(), "name",
+           "every figure needs a name of lowercase letters, digits, '-' and '_'");
   g.title = f.get<std::string>("title", "a string").value_or(g.name);
   g.caption = f.get<std::string>("caption", "a string").value_or("");
   g.kind = f.get<std::string>("kind", "bars, lines, cdf or scatter").value_or("bars");
@@ -216,9 +217,13 @@ Study parse_study(std::string_view text, const std::string& name, const std::fil
   const toml::node* sc = top.node("scale");
   if (!sc) throw LoadError(fmt::format("{}: no [scale.quick] and [scale.full] tables", name));
   StrictTable scales(as_table(top, "scale", *sc), "scale", name);
-  for (const auto& [key, n] : *sc->as_table()) {
-    std::string k(key.str());
-    StrictTable t(as_table(scales, k, n), "scale." + k, name);
+  // In the order they are written (toml++ iterates tables sorted by key).
+  std::vector<std::pair<std::string, const toml::node*>> ordered;
+  for (const auto& [key, n] : *sc->as_table()) ordered.emplace_back(std::string(key.str()), &n);
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const auto& a, const auto& b) { return a.second->source().begin < b.second->source().begin; });
+  for (const auto& [k, n] : ordered) {
+    StrictTable t(as_table(scales, k, *n), "scale." + k, name);
     Sweep patched = s.sweep;
     read_sweep(t, patched);  // every scale is validated, the selected one kept
     t.finish();
