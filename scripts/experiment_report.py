@@ -222,7 +222,7 @@ def read_results(out):
     path = out / "results.csv"
     try:
         with path.open(newline="", encoding="utf-8") as f:
-            rows = list(csv.reader(f, strict=True))
+            rows = [row for row in csv.reader(f, strict=True) if row]
     except FileNotFoundError:
         raise InputError(path, "missing") from None
     except (OSError, UnicodeDecodeError, csv.Error) as e:
@@ -261,6 +261,11 @@ def series_names(fig):
     return names + [n for n in dict.fromkeys(n for n, _, _ in fig["paper"]) if n not in names]
 
 
+def legend_label(name):
+    # matplotlib leaves labels starting with "_" out of the legend; a zero-width space keeps them in.
+    return "\u200b" + name if name.startswith("_") else name
+
+
 def draw_paper(ax, xs, ys, colour):
     # Hollow diamonds: visible over a bar or a line of any colour.
     ax.scatter(xs, ys, marker="D", s=42, facecolors="white", edgecolors=colour, linewidths=1.6, zorder=4)
@@ -286,13 +291,13 @@ def plot_bars(ax, fig, colour_of):
     offset = {n: (i - (len(names) - 1) / 2) * width for i, n in enumerate(names)}
     for s in fig["series"]:
         pts = [(pos[xkey(x)] + offset[s["name"]], y) for x, y, _ in s["points"] if y is not None]
-        ax.bar([p for p, _ in pts], [y for _, y in pts], width * 0.95, color=colour_of(s["name"]), label=s["name"])
+        ax.bar([p for p, _ in pts], [y for _, y in pts], width * 0.95, color=colour_of(s["name"]), label=legend_label(s["name"]))
     paper = [(pos[xkey(x)] + offset[n], y) for n, x, y in fig["paper"] if y is not None]
     if paper:
         draw_paper(ax, [p for p, _ in paper], [y for _, y in paper], "black")
     ax.set_xticks(range(len(cats)), [fmt(x) for x in cats])
     if sum(len(fmt(x)) for x in cats) > 60:
-        ax.tick_params(axis="x", labelrotation=30)
+        ax.tick_params(axis="x", labelrotation=40)
         for label in ax.get_xticklabels():
             label.set_horizontalalignment("right")
     ax.set_xlim(-0.6, len(cats) - 0.4)
@@ -309,7 +314,7 @@ def plot_lines(ax, fig, colour_of):
             pts.sort()
         # NaN breaks the line, so a missing point shows as a gap.
         ax.plot([p for p, _ in pts], [y for _, y in pts], marker="o", markersize=4,
-                color=colour_of(s["name"]), label=s["name"])
+                color=colour_of(s["name"]), label=legend_label(s["name"]))
     drawn = draw_paper_by_series(ax, fig, colour_of, where)
     if not numeric:
         cats = categories(fig)
@@ -323,7 +328,7 @@ def plot_cdf(ax, fig, colour_of):
         if values:
             n = len(values)
             ax.step([values[0]] + values, [0] + [(i + 1) / n for i in range(n)], where="post",
-                    color=colour_of(s["name"]), label=s["name"])
+                    color=colour_of(s["name"]), label=legend_label(s["name"]))
     ax.set_ylim(0, 1.02)
     return draw_paper_by_series(ax, fig, colour_of, numeric_only)
 
@@ -333,7 +338,7 @@ def plot_scatter(ax, fig, colour_of):
     for s in fig["series"]:
         pts = [(x, y, label) for x, y, label in s["points"] if y is not None and not isinstance(x, str)]
         ax.scatter([x for x, _, _ in pts], [y for _, y, _ in pts], s=22, color=colour_of(s["name"]),
-                   label=s["name"], zorder=3)
+                   label=legend_label(s["name"]), zorder=3)
         if count <= MAX_SCATTER_LABELS:
             for x, y, label in pts:
                 ax.annotate(label, (x, y), xytext=(4, 3), textcoords="offset points", fontsize=8, color="#444")
@@ -356,8 +361,9 @@ def render_svg(fig, salt):
     names = series_names(fig)
     colour_of = lambda n: COLOURS[names.index(n) % len(COLOURS)]  # noqa: E731
     # Text stays text (selectable, smaller files); the salt keeps element ids
-    # distinct between the figures inlined in one page.
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt,
+    # distinct between the figures inlined in one page; names and labels are
+    # plain text, never TeX ("$" is common in them and may not parse).
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt, "text.parse_math": False,
                                 "font.family": ["DejaVu Sans", "sans-serif"], "font.size": 10}):
         figure = Figure(figsize=(10, 4.2))
         ax = figure.add_subplot()
@@ -373,7 +379,7 @@ def render_svg(fig, salt):
             handles.append(Line2D([], [], linestyle="none", marker="D", markersize=6, markerfacecolor="white",
                                   markeredgecolor="black", markeredgewidth=1.4, label="paper"))
         if handles:
-            ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.01), ncol=min(len(handles), 5),
+            ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.01), ncol=min(len(handles), 6),
                       frameon=False, fontsize=9, borderaxespad=0)
         buf = io.StringIO()
         figure.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
@@ -484,6 +490,9 @@ def build(out):
 
 
 def main(argv):
+    if len(argv) == 2 and argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
     if len(argv) != 2 or argv[1].startswith("-"):
         print("usage: experiment_report.py OUT", file=sys.stderr)
         return 2
