@@ -46,16 +46,16 @@ std::string duration(double s) {
 class ProgressDisplay : public ProgressSink {
  public:
   explicit ProgressDisplay(size_t total) : total_(total), tty_(isatty(STDOUT_FILENO)) {}
-  void started(const RunTask&) override {}
+  void started(const RunTask& t) override {
+    if (tty_ && done_ == 0) draw(t.label, "ETA -");  // something to look at before the first run ends
+  }
   void finished(const RunTask& t, bool ok) override {
     ++done_;
     if (!ok) ++failed_;
     double elapsed = std::chrono::duration<double>(clock::now() - start_).count();
     std::string eta = done_ < total_ ? "ETA " + duration(elapsed / double(done_) * double(total_ - done_)) : "done";
     if (tty_) {
-      int width = 30, filled = int(width * done_ / std::max<size_t>(total_, 1));
-      fmt::print("\r[{}{}] {}/{} runs, {} failed, {} {:<40.40}", std::string(size_t(filled), '#'),
-                 std::string(size_t(width - filled), '.'), done_, total_, failed_, eta, t.label);
+      draw(t.label, eta);
       if (done_ == total_) fmt::print("\n");
     } else {
       fmt::print("[{}/{}] {:<6} {} ({})\n", done_, total_, ok ? "ok" : "FAILED", t.label, eta);
@@ -70,6 +70,12 @@ class ProgressDisplay : public ProgressSink {
 
  private:
   using clock = std::chrono::steady_clock;
+  void draw(const std::string& label, const std::string& eta) {
+    int width = 30, filled = int(width * done_ / std::max<size_t>(total_, 1));
+    fmt::print("\r[{}{}] {}/{} runs, {} failed, {} {:<40.40}", std::string(size_t(filled), '#'),
+               std::string(size_t(width - filled), '.'), done_, total_, failed_, eta, label);
+    std::fflush(stdout);
+  }
   size_t total_, done_ = 0, failed_ = 0;
   bool tty_;
   clock::time_point start_ = clock::now();
