@@ -17,6 +17,7 @@
 #include "gpumux/cli/commands.h"
 #include "gpumux/core/error.h"
 #include "gpumux/experiments/executor.h"
+#include "gpumux/experiments/files.h"
 #include "gpumux/experiments/plan.h"
 #include "gpumux/experiments/process.h"
 #include "gpumux/experiments/results.h"
@@ -121,13 +122,7 @@ void run_one(const ExperimentOptions& o) {
     ro.cache_dir = o.cache_dir;
     multitask::RunResult r = multitask::run_workload(w, ro);
     fmt::print("{}", multitask::format_summary(r));
-    fs::path tmp = dir / "run.json.tmp";
-    {
-      std::ofstream f(tmp);
-      f << multitask::to_json(r).dump(1) << "\n";
-      if (!f) throw ApiError(fmt::format("cannot write {}", tmp.string()));
-    }
-    fs::rename(tmp, dir / "run.json");
+    write_text(dir / "run.json", multitask::to_json(r).dump(1) + "\n");
   } catch (const std::exception& e) {
     std::ofstream(dir / "error.txt") << e.what() << "\n";
     throw;

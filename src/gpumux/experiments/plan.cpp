@@ -1,6 +1,5 @@
 #include "gpumux/experiments/plan.h"
 
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -8,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/core/error.h"
+#include "gpumux/experiments/files.h"
 #include "gpumux/gpu/gpu.h"
 #include "gpumux/multitask/baseline_cache.h"
 #include "gpumux/multitask/workload_file.h"
@@ -33,19 +33,6 @@ std::vector<std::vector<std::string>> mixes_of(const Sweep& s) {
       }
   }
   return mixes;
-}
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_file(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream out(p);
-  out << text;
-  if (!out) throw ApiError(fmt::format("cannot write {}", p.string()));
 }
 
 class Planner {
@@ -154,7 +141,7 @@ std::vector<PlannedRun> plan_study(const Study& s, const std::filesystem::path& 
 
 bool has_result(const PlannedRun& r) {
   std::error_code ec;
-  return std::filesystem::is_regular_file(r.task.dir / "run.json", ec) && read_file(r.task.dir / "key.txt") == r.key_text;
+  return std::filesystem::is_regular_file(r.task.dir / "run.json", ec) && read_text(r.task.dir / "key.txt") == r.key_text;
 }
 
 std::vector<RunTask> pending_tasks(const std::vector<PlannedRun>& runs) {
@@ -164,14 +151,14 @@ std::vector<RunTask> pending_tasks(const std::vector<PlannedRun>& runs) {
     std::filesystem::create_directories(r.task.dir);
     std::filesystem::path key = r.task.dir / "key.txt";
     std::error_code ec;
-    if (std::filesystem::exists(key, ec) && read_file(key) != r.key_text) {
+    if (std::filesystem::exists(key, ec) && read_text(key) != r.key_text) {
       // Another run hashed to this folder (64-bit collision) or the folder is
       // corrupt: never mix results.
       throw ApiError(fmt::format("{}: holds a different run; remove it to continue", r.task.dir.string()));
     }
     for (const char* stale : {"run.json", "error.txt"}) std::filesystem::remove(r.task.dir / stale, ec);
-    write_file(key, r.key_text);
-    write_file(r.task.dir / "workload.toml", r.workload_toml);
+    write_text(key, r.key_text);
+    write_text(r.task.dir / "workload.toml", r.workload_toml);
     pending.push_back(r.task);
   }
   return pending;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/core/error.h"
+#include "gpumux/experiments/files.h"
 #include "gpumux/gpu/gpu.h"
 #include "gpumux/multitask/baseline_cache.h"
 
@@ -18,24 +19,6 @@ namespace gpumux::experiments {
 namespace {
 
 using nlohmann::json;
-
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_text(const std::filesystem::path& p, const std::string& text) {
-  std::filesystem::path tmp = p;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << text;
-    if (!out) throw ApiError(fmt::format("cannot write {}", p.string()));
-  }
-  std::filesystem::rename(tmp, p);
-}
 
 std::string num(double v) { return fmt::format("{:.6g}", v); }
 
