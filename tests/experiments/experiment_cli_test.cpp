@@ -90,6 +90,8 @@ TEST(ExperimentCli, BadInputEndsWithAClearError) {
                        log),
             2);
   EXPECT_NE(log.find("unknown executor 'cloud' (known: local"), std::string::npos) << log;
+  EXPECT_EQ(run_gpumux("experiment run " + kTinyStudy.string() + " --partition debug", log), 2);
+  EXPECT_NE(log.find("--partition is an option of --executor slurm"), std::string::npos) << log;
   EXPECT_EQ(run_gpumux("experiment check /nonexistent/out", log), 2);
   EXPECT_NE(log.find("no trends.json"), std::string::npos) << log;
   EXPECT_EQ(run_gpumux("experiment run-one /nonexistent/run", log), 2);

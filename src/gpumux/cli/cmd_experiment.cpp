@@ -157,7 +157,14 @@ void add_experiment_commands(CLI::App& app) {
   run->add_option("--mem", o->exec.mem, "slurm: memory per run")->capture_default_str();
   run->add_option("--max-parallel", o->exec.max_parallel, "slurm: at most this many array tasks at once (0: no limit)");
   run->add_flag("--dry-run", o->dry_run, "List the runs to do, run nothing");
-  run->callback([o] { run_study(*o); });
+  run->callback([o, run] {
+    // An option accepted must take effect: executor options only go with their executor.
+    for (const char* slurm_only : {"--partition", "--time", "--mem", "--max-parallel"})
+      if (run->count(slurm_only) && o->executor != "slurm")
+        throw ApiError(fmt::format("{} is an option of --executor slurm", slurm_only));
+    if (run->count("--jobs") && o->executor != "local") throw ApiError("--jobs is an option of --executor local");
+    run_study(*o);
+  });
 
   CLI::App* check = cmd->add_subcommand("check", "Print every trend of a study's results; exit 0 only if all hold");
   check->add_option("out", o->study, "The study's output folder")->required();
