@@ -29,6 +29,7 @@ const WorkloadSpec* find_workload(std::string_view name) {
 const char* size_name(Size s) {
   switch (s) {
     case Size::Tiny: return "tiny";
+    case Size::Medium: return "medium";
     case Size::Small: return "small";
     case Size::Large: return "large";
   }
@@ -36,12 +37,22 @@ const char* size_name(Size s) {
 }
 
 bool parse_size(std::string_view s, Size& out) {
-  for (Size z : {Size::Tiny, Size::Small, Size::Large})
+  for (Size z : all_sizes)
     if (s == size_name(z)) {
       out = z;
       return true;
     }
   return false;
+}
+
+const char* size_names() {
+  static const std::string list = [] {
+    std::string s;
+    for (size_t i = 0; i < std::size(all_sizes); ++i)
+      s += (i == 0 ? "" : i + 1 == std::size(all_sizes) ? " or " : ", ") + std::string(size_name(all_sizes[i]));
+    return s;
+  }();
+  return list.c_str();
 }
 
 CheckResult run_workload(const WorkloadSpec& w, runtime::Context& ctx, Size size, uint64_t seed) {

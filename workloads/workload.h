@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,9 +16,16 @@
 
 namespace gpumux::workloads {
 
-enum class Size { Tiny, Small, Large };
+// Ordered by problem size. Medium sits between the tests' tiny inputs (dominated
+// by copies and launch latency) and small (minutes per run): sized so that the
+// kernels take most of a run alone, which takes seconds (docs/workloads.md
+// lists the few benchmarks whose copies or round trips do not allow it).
+enum class Size { Tiny, Medium, Small, Large };
+inline constexpr Size all_sizes[] = {Size::Tiny, Size::Medium, Size::Small, Size::Large};
 const char* size_name(Size s);
 bool parse_size(std::string_view s, Size& out);
+// "tiny, medium, small or large", for messages that list the accepted sizes.
+const char* size_names();
 
 // Outcome of a run's CPU check.
 struct CheckResult {
@@ -30,7 +38,7 @@ struct WorkloadSpec {
   std::string description;  // one line
   std::string category;     // "compute", "memory" or "network"
   std::string_view ptx;     // embedded PTX text of the module (workloads/<name>/<name>.ptx)
-  std::string sizes[3];     // what tiny/small/large mean, e.g. "n=4096"
+  std::string sizes[std::size(all_sizes)];  // what each Size means, in Size order, e.g. "n=4096"
   // Runs the benchmark in `ctx` with the module already loaded; deterministic in `seed`.
   CheckResult (*run)(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed);
 };

@@ -1,7 +1,7 @@
 // The workload library: every benchmark passes its CPU check at tiny size in
-// functional mode (and, opt-in, at small size), the catalogue is complete,
-// the committed PTX is what nvcc generates, runs are deterministic, and the
-// `gpumux list` / `gpumux verify` commands behave.
+// functional mode (and, opt-in, at small size), the size names parse back,
+// the catalogue is complete, the committed PTX is what nvcc generates, runs
+// are deterministic, and the `gpumux list` / `gpumux verify` commands behave.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <memory>
 #include <set>
 #include <string>
@@ -57,6 +58,20 @@ TEST_P(WorkloadSmall, PassesCheck) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, WorkloadSmall, ::testing::ValuesIn(all_workloads()), test_name);
+
+TEST(WorkloadSizes, NamesRoundTripInSizeOrder) {
+  EXPECT_STREQ(size_names(), "tiny, medium, small or large");
+  for (size_t i = 0; i < std::size(all_sizes); ++i) {
+    Size parsed = Size::Large;
+    EXPECT_TRUE(parse_size(size_name(all_sizes[i]), parsed)) << size_name(all_sizes[i]);
+    EXPECT_EQ(parsed, all_sizes[i]);
+    if (i > 0) {
+      EXPECT_LT(all_sizes[i - 1], all_sizes[i]);
+    }
+  }
+  Size unchanged = Size::Tiny;
+  EXPECT_FALSE(parse_size("huge", unchanged));
+}
 
 TEST(WorkloadCatalogue, HasEveryRequiredBenchmark) {
   const char* required[] = {

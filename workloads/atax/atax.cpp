@@ -9,8 +9,8 @@ namespace gpumux::workloads {
 namespace {
 
 CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int rows = host::by_size(size, 512, 8192, 16384);
-  const int cols = host::by_size(size, 384, 8192, 12288);
+  const int rows = host::by_size(size, 512, 1024, 8192, 16384);
+  const int cols = host::by_size(size, 384, 1024, 8192, 12288);
   Rng rng(seed);
   std::vector<float> a = host::random_floats(rng, size_t(rows) * cols, -1.f, 1.f);
   std::vector<float> x = host::random_floats(rng, cols, -1.f, 1.f);
@@ -50,7 +50,7 @@ const WorkloadSpec& atax_workload() {
       "y = A^T(Ax): row-per-thread kernel (x tiled in shared memory) then column-per-thread kernel",
       "memory",
       embedded::atax_ptx,
-      {"A 512x384", "A 8192x8192", "A 16384x12288"},
+      {"A 512x384", "A 1024x1024", "A 8192x8192", "A 16384x12288"},
       run};
   return spec;
 }

@@ -45,8 +45,10 @@ struct SmallLayers {
 };
 
 CheckResult run_backprop(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int n_in = host::by_size(size, 2048, 262144, 1 << 20);
-  const int samples = 2;
+  const int n_in = host::by_size(size, 2048, 32768, 262144, 1 << 20);
+  // Training steps, one sample each. More steps amortize the weight copies,
+  // but every step reads partial sums back: kernels cannot dominate (docs/workloads.md).
+  const int samples = host::by_size(size, 2, 8, 2, 2);
   const int blocks = n_in / kInputsPerBlock;
   Rng rng(seed);
   // Weights scaled by 1/sqrt(n) keep the hidden units out of saturation.
@@ -54,7 +56,7 @@ CheckResult run_backprop(runtime::Context& ctx, runtime::Module& mod, Size size,
   std::vector<float> w_in = host::random_floats(rng, size_t(n_in) * kHidden, -w_range, w_range);
   std::vector<std::vector<float>> inputs;
   for (int s = 0; s < samples; ++s) inputs.push_back(host::random_floats(rng, n_in, 0.f, 1.f));
-  const double targets[2] = {0.9, 0.1};
+  const double targets[2] = {0.9, 0.1};  // alternating
   SmallLayers gpu_small;
   for (int h = 0; h < kHidden; ++h) {
     gpu_small.w_out[h] = rng.uniform_d(-1, 1);
@@ -78,7 +80,7 @@ CheckResult run_backprop(runtime::Context& ctx, runtime::Module& mod, Size size,
     std::array<double, kHidden> net{};
     for (int b = 0; b < blocks; ++b)
       for (int h = 0; h < kHidden; ++h) net[h] += partial[size_t(b) * kHidden + h];
-    std::array<double, kHidden> delta = gpu_small.train(net, targets[s]);
+    std::array<double, kHidden> delta = gpu_small.train(net, targets[s % 2]);
     std::vector<float> delta_f(delta.begin(), delta.end());
     ctx.memcpy_h2d(d_delta, delta_f.data(), kHidden * sizeof(float));
     host::launch(ctx, adjust, blocks, block, d_w, d_prev_dw, d_x, d_delta, float(kEta),
@@ -98,7 +100,7 @@ CheckResult run_backprop(runtime::Context& ctx, runtime::Module& mod, Size size,
         net[h] += t;
         if (s == 0) partial_ref[size_t(i / kInputsPerBlock) * kHidden + h].add(t);
       }
-    std::array<double, kHidden> delta = ref_small.train(net, targets[s]);
+    std::array<double, kHidden> delta = ref_small.train(net, targets[s % 2]);
     for (int i = 0; i < n_in; ++i)
       for (int h = 0; h < kHidden; ++h) {
         size_t k = size_t(i) * kHidden + h;
@@ -128,7 +130,8 @@ const WorkloadSpec& backprop_workload() {
       "perceptron training: forward pass with shared-memory tree reduction, weight update; host layers between",
       "compute",
       embedded::backprop_ptx,
-      {"2048 inputs x 16 hidden, 2 training steps", "262144 inputs, 2 steps", "1M inputs, 2 steps"},
+      {"2048 inputs x 16 hidden, 2 training steps", "32768 inputs, 8 steps",
+       "262144 inputs, 2 steps", "1M inputs, 2 steps"},
       run_backprop};
   return spec;
 }

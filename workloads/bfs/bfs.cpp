@@ -42,7 +42,7 @@ Graph random_graph(Rng& rng, int nodes) {
 }
 
 CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int nodes = host::by_size(size, 6000, 1 << 22, 1 << 24);
+  const int nodes = host::by_size(size, 6000, 1 << 18, 1 << 22, 1 << 24);
   Rng rng(seed);
   Graph g = random_graph(rng, nodes);
   const int source = int(rng.below(nodes));
@@ -93,8 +93,8 @@ const WorkloadSpec& bfs_workload() {
       "host loop on the device frontier size",
       "memory",
       embedded::bfs_ptx,
-      {"6000 vertices, ~30K directed edges", "4M vertices, ~20M directed edges",
-       "16M vertices, ~80M directed edges"},
+      {"6000 vertices, ~30K directed edges", "262144 vertices, ~1.3M directed edges",
+       "4M vertices, ~20M directed edges", "16M vertices, ~80M directed edges"},
       run};
   return spec;
 }

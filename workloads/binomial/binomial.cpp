@@ -26,8 +26,8 @@ double reference_price(double s, double x, double years, int steps) {
 }
 
 CheckResult run_binomial(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int options = host::by_size(size, 16, 1024, 2048);
-  const int steps = host::by_size(size, 255, 511, 1023);
+  const int options = host::by_size(size, 16, 256, 1024, 2048);
+  const int steps = host::by_size(size, 255, 511, 511, 1023);
   const uint32_t threads = uint32_t((steps + 1 + kNodesPerThread * 32 - 1) / (kNodesPerThread * 32) * 32);
   Rng rng(seed);
   std::vector<double> spot(options), strike(options), years(options);
@@ -64,7 +64,8 @@ const WorkloadSpec& binomial_workload() {
       "binomial-tree option pricing in f64, one block per option, register nodes + shared exchange",
       "compute",
       embedded::binomial_ptx,
-      {"16 options, 255 steps", "1024 options, 511 steps", "2048 options, 1023 steps"},
+      {"16 options, 255 steps", "256 options, 511 steps",
+       "1024 options, 511 steps", "2048 options, 1023 steps"},
       run_binomial};
   return spec;
 }

@@ -77,10 +77,10 @@ Tree build(Rng& rng, const std::vector<int>& rec_keys, const std::vector<int>& r
 }
 
 CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int records = host::by_size(size, 20000, 2000000, 8000000);
-  const int npoint = host::by_size(size, 512, 100000, 400000);
-  const int nrange = host::by_size(size, 256, 40000, 160000);
-  const uint32_t grid = host::by_size(size, 32u, 256u, 512u);
+  const int records = host::by_size(size, 20000, 100000, 2000000, 8000000);
+  const int npoint = host::by_size(size, 512, 28000, 100000, 400000);
+  const int nrange = host::by_size(size, 256, 12000, 40000, 160000);
+  const uint32_t grid = host::by_size(size, 32u, 128u, 256u, 512u);
   Rng rng(seed);
   std::vector<int> rec_keys(records), rec_values(records);
   int key = int(rng.below(100));
@@ -147,6 +147,7 @@ const WorkloadSpec& btree_workload() {
       "memory",
       embedded::btree_ptx,
       {"20000 records, 512 point + 256 range queries",
+       "100000 records, 28000 point + 12000 range queries",
        "2M records, 100K point + 40K range queries", "8M records, 400K point + 160K range queries"},
       run};
   return spec;

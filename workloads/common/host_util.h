@@ -13,9 +13,23 @@ namespace gpumux::workloads::host {
 
 // The value for the requested problem size.
 template <class T>
-constexpr T by_size(Size s, T tiny, T small, T large) {
-  return s == Size::Tiny ? tiny : s == Size::Small ? small : large;
+constexpr T by_size(Size s, T tiny, T medium, T small, T large) {
+  switch (s) {
+    case Size::Tiny: return tiny;
+    case Size::Medium: return medium;
+    case Size::Small: return small;
+    case Size::Large: return large;
+  }
+  return large;
 }
+
+// How many times a driver runs its kernel sequence on the device-resident
+// inputs. Where the kernels touch each copied byte only a few times, PCIe
+// copies dominate the application's time at any problem size; at medium such
+// drivers repeat their kernels (as the CUDA samples' timing loops do) so that
+// the GPU is busy with them for most of the run (docs/workloads.md). The
+// other sizes run the sequence once.
+constexpr int passes(Size s, int medium) { return by_size(s, 1, medium, 1, 1); }
 
 // Number of blocks of `per_block` items that cover `n` items.
 inline uint32_t blocks_for(uint64_t n, uint64_t per_block) {

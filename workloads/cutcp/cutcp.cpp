@@ -20,7 +20,7 @@ struct Offset {
 };
 
 CheckResult run_cutcp(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int bins = host::by_size(size, 2, 8, 12);  // bins per side
+  const int bins = host::by_size(size, 2, 6, 8, 12);  // bins per side
   const int side = bins * kRegion;                   // lattice points per side
   const float bin_side = kRegion * kSpacing;
   const int num_bins = bins * bins * bins;
@@ -97,8 +97,8 @@ const WorkloadSpec& cutcp_workload() {
       "cutoff Coulombic potential on a 3D lattice; atom bins staged in shared memory, ballot compaction",
       "compute",
       embedded::cutcp_ptx,
-      {"16^3 lattice, 8 bins of 4-12 atoms", "64^3 lattice, 512 bins",
-       "96^3 lattice, 1728 bins"},
+      {"16^3 lattice, 8 bins of 4-12 atoms", "48^3 lattice, 216 bins",
+       "64^3 lattice, 512 bins", "96^3 lattice, 1728 bins"},
       run_cutcp};
   return spec;
 }

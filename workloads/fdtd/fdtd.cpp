@@ -9,9 +9,9 @@ namespace gpumux::workloads {
 namespace {
 
 CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int nx = host::by_size(size, 64, 1024, 2048);
-  const int ny = host::by_size(size, 80, 1024, 2048);
-  const int steps = host::by_size(size, 6, 20, 50);
+  const int nx = host::by_size(size, 64, 256, 1024, 2048);
+  const int ny = host::by_size(size, 80, 256, 1024, 2048);
+  const int steps = host::by_size(size, 6, 40, 20, 50);
   const size_t cells = size_t(nx) * ny;
   Rng rng(seed);
   std::vector<float> ex = host::random_floats(rng, cells, -1.f, 1.f);
@@ -67,7 +67,8 @@ const WorkloadSpec& fdtd_workload() {
       "2D FDTD electromagnetic solver: ey, ex and hz update kernels per timestep",
       "memory",
       embedded::fdtd_ptx,
-      {"64x80 grid, 6 steps", "1024x1024 grid, 20 steps", "2048x2048 grid, 50 steps"},
+      {"64x80 grid, 6 steps", "256x256 grid, 40 steps",
+       "1024x1024 grid, 20 steps", "2048x2048 grid, 50 steps"},
       run};
   return spec;
 }

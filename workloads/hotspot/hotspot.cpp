@@ -18,8 +18,8 @@ constexpr float kStepDivCap = 0.5f, kRxInv = 0.2f, kRyInv = 0.2f, kRzInv = 0.02f
 constexpr float kAmbient = 320.f;
 
 CheckResult run_hotspot(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int n = host::by_size(size, 64, 512, 1024);  // grid side
-  const int total_steps = host::by_size(size, 8, 20, 60);
+  const int n = host::by_size(size, 64, 320, 512, 1024);  // grid side
+  const int total_steps = host::by_size(size, 8, 52, 20, 60);
   const int pyramid = 2;
   Rng rng(seed);
   // Hot functional units on a cooler background, and temperatures around ambient.
@@ -77,8 +77,8 @@ const WorkloadSpec& hotspot_workload() {
       "2D thermal stencil, 16x16 shared tiles, 2 time steps per launch (pyramid), ping-pong launches",
       "compute",
       embedded::hotspot_ptx,
-      {"64x64 grid, 8 steps (4 launches)", "512x512 grid, 20 steps (10 launches)",
-       "1024x1024 grid, 60 steps (30 launches)"},
+      {"64x64 grid, 8 steps (4 launches)", "320x320 grid, 52 steps (26 launches)",
+       "512x512 grid, 20 steps (10 launches)", "1024x1024 grid, 60 steps (30 launches)"},
       run_hotspot};
   return spec;
 }

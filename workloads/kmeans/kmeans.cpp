@@ -33,9 +33,9 @@ void update_centroids(const std::vector<float>& points, const std::vector<int>& 
 }
 
 CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int npoints = host::by_size(size, 2048, 65536, 262144);
-  const int nfeatures = host::by_size(size, 8, 16, 32);
-  const int k = host::by_size(size, 8, 16, 32);
+  const int npoints = host::by_size(size, 2048, 16384, 65536, 262144);
+  const int nfeatures = host::by_size(size, 8, 16, 16, 32);
+  const int k = host::by_size(size, 8, 16, 16, 32);
   const int max_iters = 30;
   const unsigned threshold = unsigned(npoints / 1000);  // stop when <= 0.1% of points move
   Rng rng(seed);
@@ -116,8 +116,8 @@ const WorkloadSpec& kmeans_workload() {
       "atomic change count), host update and convergence loop",
       "memory",
       embedded::kmeans_ptx,
-      {"2048 points, 8 features, k=8", "65536 points, 16 features, k=16",
-       "262144 points, 32 features, k=32"},
+      {"2048 points, 8 features, k=8", "16384 points, 16 features, k=16",
+       "65536 points, 16 features, k=16", "262144 points, 32 features, k=32"},
       run};
   return spec;
 }

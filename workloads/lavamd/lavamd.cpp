@@ -17,8 +17,8 @@ struct Float4 {
 };
 
 CheckResult run_lavamd(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int side = host::by_size(size, 2, 5, 10);  // boxes per dimension
-  const int per_box = host::by_size(size, 40, 100, 100);
+  const int side = host::by_size(size, 2, 4, 5, 10);  // boxes per dimension
+  const int per_box = host::by_size(size, 40, 100, 100, 100);
   const int boxes = side * side * side;
   Rng rng(seed);
   // Unit boxes; particles uniformly inside their box.
@@ -110,7 +110,8 @@ const WorkloadSpec& lavamd_workload() {
       "particle interactions with the 27 neighbour boxes, neighbour particles staged in shared memory, expf",
       "compute",
       embedded::lavamd_ptx,
-      {"2^3 boxes x 40 particles", "5^3 boxes x 100 particles", "10^3 boxes x 100 particles"},
+      {"2^3 boxes x 40 particles", "4^3 boxes x 100 particles",
+       "5^3 boxes x 100 particles", "10^3 boxes x 100 particles"},
       run_lavamd};
   return spec;
 }

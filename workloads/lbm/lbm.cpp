@@ -65,9 +65,9 @@ void step_reference(const Lattice& L, const std::vector<float>& src, std::vector
 }
 
 CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  Lattice L{host::by_size(size, 32, 48, 96), host::by_size(size, 12, 48, 96),
-            host::by_size(size, 8, 48, 96)};
-  const int steps = host::by_size(size, 3, 10, 20);
+  Lattice L{host::by_size(size, 32, 20, 48, 96), host::by_size(size, 12, 20, 48, 96),
+            host::by_size(size, 8, 20, 48, 96)};
+  const int steps = host::by_size(size, 3, 48, 10, 20);
   const size_t cells = L.cells();
   Rng rng(seed);
   // About 8% solid cells scattered through the box; fluid starts near rest
@@ -113,7 +113,8 @@ const WorkloadSpec& lbm_workload() {
       "D3Q19 lattice Boltzmann: fused pull stream/BGK collide, SoA lattice, bounce-back obstacles",
       "memory",
       embedded::lbm_ptx,
-      {"32x12x8 lattice, 3 steps", "48x48x48 lattice, 10 steps", "96x96x96 lattice, 20 steps"},
+      {"32x12x8 lattice, 3 steps", "20x20x20 lattice, 48 steps",
+       "48x48x48 lattice, 10 steps", "96x96x96 lattice, 20 steps"},
       run};
   return spec;
 }

@@ -12,7 +12,7 @@ namespace {
 constexpr int kB = 16;  // B in the kernel
 
 CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int n = host::by_size(size, 128, 1024, 2048);
+  const int n = host::by_size(size, 128, 512, 1024, 2048);
   const int nb = n / kB;
   Rng rng(seed);
   // Diagonally dominant, so elimination without pivoting is stable.
@@ -65,7 +65,8 @@ const WorkloadSpec& lud_workload() {
       "shared-memory tiles",
       "memory",
       embedded::lud_ptx,
-      {"n=128 (8 block steps)", "n=1024 (64 block steps)", "n=2048 (128 block steps)"},
+      {"n=128 (8 block steps)", "n=512 (32 block steps)",
+       "n=1024 (64 block steps)", "n=2048 (128 block steps)"},
       run};
   return spec;
 }

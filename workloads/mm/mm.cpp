@@ -9,7 +9,7 @@ namespace gpumux::workloads {
 namespace {
 
 CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int n = host::by_size(size, 64, 512, 1024);
+  const int n = host::by_size(size, 64, 256, 512, 1024);
   Rng rng(seed);
   std::vector<float> a = host::random_floats(rng, size_t(n) * n, -1.f, 1.f);
   std::vector<float> b = host::random_floats(rng, size_t(n) * n, -1.f, 1.f);
@@ -41,7 +41,7 @@ const WorkloadSpec& mm_workload() {
       "naive dense matrix multiply, one thread per output element, no tiling",
       "memory",
       embedded::mm_ptx,
-      {"n=64", "n=512", "n=1024"},
+      {"n=64", "n=256", "n=512", "n=1024"},
       run};
   return spec;
 }

@@ -22,8 +22,8 @@ uint32_t reference(uint32_t h, int iterations) {
 }
 
 CheckResult run_pc(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int n = host::by_size(size, 4096, 65536, 262144);
-  const int iterations = host::by_size(size, 150, 1000, 4000);
+  const int n = host::by_size(size, 4096, 16384, 65536, 262144);
+  const int iterations = host::by_size(size, 150, 1000, 1000, 4000);
   Rng rng(seed);
   std::vector<uint32_t> in(n);
   for (uint32_t& x : in) x = rng.u32() | 1u;  // xorshift needs a non-zero state
@@ -43,8 +43,8 @@ const WorkloadSpec& pc_workload() {
       "pure compute: one load, a long dependent integer/f32 chain, one store per thread",
       "compute",
       embedded::pc_ptx,
-      {"4096 threads x 150 iterations", "65536 threads x 1000 iterations",
-       "262144 threads x 4000 iterations"},
+      {"4096 threads x 150 iterations", "16384 threads x 1000 iterations",
+       "65536 threads x 1000 iterations", "262144 threads x 4000 iterations"},
       run_pc};
   return spec;
 }

@@ -9,9 +9,10 @@ namespace gpumux::workloads {
 namespace {
 
 CheckResult run_sgemm(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int m = host::by_size(size, 128, 1024, 2048);
-  const int n = host::by_size(size, 128, 1024, 2048);
-  const int k = host::by_size(size, 128, 512, 2048);
+  const int m = host::by_size(size, 128, 256, 1024, 2048);
+  const int n = host::by_size(size, 128, 256, 1024, 2048);
+  const int k = host::by_size(size, 128, 512, 512, 2048);
+  const int passes = host::passes(size, 5);
   const float alpha = 1.5f, beta = -0.5f;
   Rng rng(seed);
   std::vector<float> a = host::random_floats(rng, size_t(m) * k, -1.f, 1.f);
@@ -19,8 +20,15 @@ CheckResult run_sgemm(runtime::Context& ctx, runtime::Module& mod, Size size, ui
   std::vector<float> c = host::random_floats(rng, size_t(m) * n, -1.f, 1.f);
 
   runtime::DevPtr d_a = ctx.malloc_copy(a), d_b = ctx.malloc_copy(b), d_c = ctx.malloc_copy(c);
-  host::launch(ctx, mod.kernel("sgemm_tiled"), runtime::Dim3(n / 64, m / 64), runtime::Dim3(256),
-               d_a, d_b, d_c, m, n, k, alpha, beta);
+  // C is updated in place: repeated passes start again from a device copy of the original.
+  const uint64_t c_bytes = c.size() * sizeof(float);
+  runtime::DevPtr d_c0 = passes > 1 ? ctx.malloc(c_bytes) : runtime::DevPtr{};
+  if (passes > 1) ctx.memcpy_d2d(d_c0, d_c, c_bytes);
+  for (int p = 0; p < passes; ++p) {
+    if (p > 0) ctx.memcpy_d2d(d_c, d_c0, c_bytes);
+    host::launch(ctx, mod.kernel("sgemm_tiled"), runtime::Dim3(n / 64, m / 64), runtime::Dim3(256),
+                 d_a, d_b, d_c, m, n, k, alpha, beta);
+  }
   std::vector<float> got = ctx.read<float>(d_c, size_t(m) * n);
 
   // Reference: each element is a k-term dot product plus two scaled terms; a
@@ -55,7 +63,7 @@ const WorkloadSpec& sgemm_workload() {
       "dense matrix multiply C = aAB + bC, 64x64 block tiles in shared memory, 4x4 per thread in registers",
       "compute",
       embedded::sgemm_ptx,
-      {"m=n=k=128", "m=n=1024, k=512", "m=n=k=2048"},
+      {"m=n=k=128", "m=n=256, k=512, 5 passes", "m=n=1024, k=512", "m=n=k=2048"},
       run_sgemm};
   return spec;
 }

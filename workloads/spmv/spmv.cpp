@@ -75,9 +75,9 @@ Jds to_jds(const Csr& m) {
 }
 
 CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int rows = host::by_size(size, 3000, 200000, 1000000);
-  const int cols = host::by_size(size, 2500, 180000, 1000000);
-  const int iters = host::by_size(size, 1, 3, 5);
+  const int rows = host::by_size(size, 3000, 10000, 200000, 1000000);
+  const int cols = host::by_size(size, 2500, 9000, 180000, 1000000);
+  const int iters = host::by_size(size, 1, 6, 3, 5);
   Rng rng(seed);
   Csr a = random_matrix(rng, rows, cols);
   Jds jds = to_jds(a);
@@ -131,6 +131,7 @@ const WorkloadSpec& spmv_workload() {
       "memory",
       embedded::spmv_ptx,
       {"3000x2500, ~30K nonzeros, 1 pass of 3 kernels",
+       "10000x9000, 6 passes of 3 kernels",
        "200000x180000, ~2.6M nonzeros, 3 passes of 3 kernels",
        "1000000x1000000, ~13M nonzeros, 5 passes of 3 kernels"},
       run};

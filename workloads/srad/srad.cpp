@@ -56,9 +56,9 @@ void iterate_reference(std::vector<float>& img, int rows, int cols, float q0sqr)
 }
 
 CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int rows = host::by_size(size, 96, 1024, 2048);
-  const int cols = host::by_size(size, 80, 1024, 2048);
-  const int iters = host::by_size(size, 4, 10, 20);
+  const int rows = host::by_size(size, 96, 320, 1024, 2048);
+  const int cols = host::by_size(size, 80, 320, 1024, 2048);
+  const int iters = host::by_size(size, 4, 10, 10, 20);
   const Roi roi{rows / 8, cols / 8, rows / 2, cols / 3};
   Rng rng(seed);
   // A smooth pattern (bright disc on a gradient) under multiplicative speckle,
@@ -76,7 +76,7 @@ CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t
   runtime::DevPtr d_img = ctx.malloc_copy(img);
   runtime::DevPtr d_coeff = ctx.malloc(n * 4), d_dn = ctx.malloc(n * 4), d_ds = ctx.malloc(n * 4),
                   d_dw = ctx.malloc(n * 4), d_de = ctx.malloc(n * 4);
-  const uint32_t stats_blocks = host::by_size(size, 8u, 64u, 128u), stats_threads = 256;
+  const uint32_t stats_blocks = host::by_size(size, 8u, 32u, 64u, 128u), stats_threads = 256;
   runtime::DevPtr d_partials = ctx.malloc(stats_blocks * 2 * sizeof(double));
   runtime::Kernel k_stats = mod.kernel("srad_stats"), k_coeff = mod.kernel("srad_coeff"),
                   k_update = mod.kernel("srad_update");
@@ -125,7 +125,8 @@ const WorkloadSpec& srad_workload() {
       "coefficient and update stencils with shared tiles, host loop on the statistics",
       "memory",
       embedded::srad_ptx,
-      {"96x80 image, 4 iterations", "1024x1024 image, 10 iterations", "2048x2048 image, 20 iterations"},
+      {"96x80 image, 4 iterations", "320x320 image, 10 iterations",
+       "1024x1024 image, 10 iterations", "2048x2048 image, 20 iterations"},
       run};
   return spec;
 }

@@ -92,8 +92,8 @@ std::vector<double> slot_sums_reference(const Points& p, const Solution& s, int 
 }
 
 CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  Points p{host::by_size(size, 2048, 65536, 262144), host::by_size(size, 8, 16, 32), {}, {}};
-  const int candidates = host::by_size(size, 10, 40, 80);
+  Points p{host::by_size(size, 2048, 16384, 65536, 262144), host::by_size(size, 8, 32, 16, 32), {}, {}};
+  const int candidates = host::by_size(size, 10, 30, 40, 80);
   const int blobs = 12, initial_centres = 2;
   Rng rng(seed);
   std::vector<float> blob_centre = host::random_floats(rng, size_t(blobs) * p.dim, -20.f, 20.f);
@@ -192,8 +192,8 @@ const WorkloadSpec& streamcluster_workload() {
       "host decision per candidate, apply kernel",
       "memory",
       embedded::streamcluster_ptx,
-      {"2048 points, 8 dims, 10 candidates", "65536 points, 16 dims, 40 candidates",
-       "262144 points, 32 dims, 80 candidates"},
+      {"2048 points, 8 dims, 10 candidates", "16384 points, 32 dims, 30 candidates",
+       "65536 points, 16 dims, 40 candidates", "262144 points, 32 dims, 80 candidates"},
       run};
   return spec;
 }

@@ -76,8 +76,8 @@ struct DevPoints {
 };
 
 CheckResult run_tpacf(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int n = host::by_size(size, 256, 1536, 8192);
-  const int num_random = host::by_size(size, 1, 3, 4);
+  const int n = host::by_size(size, 256, 1024, 1536, 8192);
+  const int num_random = host::by_size(size, 1, 2, 3, 4);
   Rng rng(seed);
   Points data = clustered_points(rng, n);
   std::vector<Points> randoms;
@@ -136,7 +136,8 @@ const WorkloadSpec& tpacf_workload() {
       "two-point angular correlation: pair dot products, binary search of bins, shared-atomic histograms",
       "compute",
       embedded::tpacf_ptx,
-      {"256 points, 1 random set", "1536 points, 3 random sets", "8192 points, 4 random sets"},
+      {"256 points, 1 random set", "1024 points, 2 random sets",
+       "1536 points, 3 random sets", "8192 points, 4 random sets"},
       run_tpacf};
   return spec;
 }

@@ -1,4 +1,4 @@
-// vecadd: c = a + b over n floats, one launch.
+// vecadd: c = a + b over n floats, one launch (repeated at medium size).
 #include "common/host_util.h"
 #include "embedded_ptx.h"
 #include "workload.h"
@@ -8,7 +8,8 @@ namespace {
 
 CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
   // Deliberately not a multiple of the block size so the bounds check matters.
-  const int n = host::by_size(size, 80000, 1 << 24, 1 << 25) + 77;
+  const int n = host::by_size(size, 80000, 1 << 19, 1 << 24, 1 << 25) + 77;
+  const int passes = host::passes(size, 50);
   Rng rng(seed);
   std::vector<float> a = host::random_floats(rng, n, -1.f, 1.f);
   std::vector<float> b = host::random_floats(rng, n, -1.f, 1.f);
@@ -16,7 +17,8 @@ CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t
   runtime::DevPtr d_a = ctx.malloc_copy(a), d_b = ctx.malloc_copy(b);
   runtime::DevPtr d_c = ctx.malloc(size_t(n) * sizeof(float));
   const uint32_t block = 256;
-  host::launch(ctx, mod.kernel("vecadd"), {host::blocks_for(n, block)}, {block}, d_a, d_b, d_c, n);
+  for (int p = 0; p < passes; ++p)
+    host::launch(ctx, mod.kernel("vecadd"), {host::blocks_for(n, block)}, {block}, d_a, d_b, d_c, n);
   std::vector<float> c = ctx.read<float>(d_c, n);
   for (runtime::DevPtr p : {d_a, d_b, d_c}) ctx.free(p);
 
@@ -34,7 +36,7 @@ const WorkloadSpec& vecadd_workload() {
       "element-wise vector addition, one thread per element",
       "memory",
       embedded::vecadd_ptx,
-      {"n=80077", "n=16777293", "n=33554509"},
+      {"n=80077", "n=524365, 50 passes", "n=16777293", "n=33554509"},
       run};
   return spec;
 }

@@ -49,7 +49,7 @@ multitask::WorkloadFile adhoc_workload(const RunOptions& o, const std::vector<st
   w.run.completions = o.completions;
   workloads::Size size;
   if (!workloads::parse_size(o.size, size))
-    throw ApiError(fmt::format("unknown size '{}' (tiny, small or large)", o.size));
+    throw ApiError(fmt::format("unknown size '{}' ({})", o.size, workloads::size_names()));
   std::map<std::string, int> uses;
   for (size_t i = 0; i < apps.size(); ++i) {
     multitask::AppSpec a;
@@ -152,7 +152,7 @@ void add_run_commands(CLI::App& app) {
   cmd->add_option("--policy", opts->policy, "Sharing policy for benchmarks given by name")->capture_default_str();
   cmd->add_option("-c,--config", opts->gpu, "GPU preset or config file for benchmarks given by name")
       ->capture_default_str();
-  cmd->add_option("--size", opts->size, "Input size for benchmarks given by name: tiny, small or large")
+  cmd->add_option("--size", opts->size, "Input size for benchmarks given by name: tiny, medium, small or large")
       ->capture_default_str();
   cmd->add_option("--seed", opts->seed, "Seed of the input generators (app i uses seed + i)")->capture_default_str();
   cmd->add_option("--completions", opts->completions, "Runs every application must complete (benchmarks by name)")

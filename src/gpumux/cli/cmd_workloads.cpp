@@ -144,7 +144,7 @@ struct VerifyOptions {
 void verify_workloads(const VerifyOptions& opt) {
   workloads::Size size;
   if (!workloads::parse_size(opt.size, size))
-    throw std::invalid_argument(fmt::format("unknown size '{}' (tiny, small or large)", opt.size));
+    throw std::invalid_argument(fmt::format("unknown size '{}' ({})", opt.size, workloads::size_names()));
   std::vector<const WorkloadSpec*> selected;
   if (opt.names.empty()) {
     selected = workloads::all_workloads();
@@ -214,7 +214,7 @@ void add_workload_commands(CLI::App& app) {
       "verify", "Run benchmarks alone and check them against their CPU reference");
   static VerifyOptions opt;
   verify->add_option("names", opt.names, "Benchmarks to run (default: all)");
-  verify->add_option("--size", opt.size, "Problem size: tiny, small or large")
+  verify->add_option("--size", opt.size, "Problem size: tiny, medium, small or large")
       ->check(CLI::IsMember({"tiny", "small", "large"}));
   verify->add_option("--seed", opt.seed, "Seed of the input generators");
   verify->add_flag("--functional", opt.functional,

@@ -185,8 +185,8 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
       a.benchmark = workloads::find_workload(*bench);
       if (!a.benchmark)
         t.fail(*t.node("benchmark"), "benchmark", fmt::format("unknown benchmark '{}' (see gpumux list)", *bench));
-      if (auto s = t.get<std::string>("size", "\"tiny\", \"small\" or \"large\""); s && !workloads::parse_size(*s, a.size))
-        t.fail(*t.node("size"), "size", fmt::format("unknown size '{}' (tiny, small or large)", *s));
+      if (auto s = t.get<std::string>("size", "a size name"); s && !workloads::parse_size(*s, a.size))
+        t.fail(*t.node("size"), "size", fmt::format("unknown size '{}' ({})", *s, workloads::size_names()));
     } else {
       a.user = parse_user_program(t, at, dir, *ptx);
     }

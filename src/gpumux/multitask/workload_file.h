@@ -20,7 +20,7 @@
 //   benchmark = "sgemm"                 # from the workload library (gpumux list), or
 //                                       # ptx = "file.ptx" + a declarative host program (user_program.h)
 //   name = "sgemm"                      # unique; default: the benchmark name (suffixed if repeated)
-//   size = "tiny"                       # tiny, small, large
+//   size = "tiny"                       # tiny, medium, small, large
 //   arrival_cycle = 0                   # core cycle its host program starts
 //   priority = 0                        # of its kernels (higher first); -100..100
 //   seed = 7                            # optional
