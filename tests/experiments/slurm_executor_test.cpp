@@ -1,8 +1,6 @@
 // The Slurm executor against a real one-node Slurm cluster on localhost
 // (scripts/slurm-local-cluster.sh), running a stand-in for run-one
 // (fake-run-one.sh). Suites naming "Slurm" carry the ctest label "slurm".
-#include "gpumux/experiments/slurm_executor.h"
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -15,6 +13,7 @@
 #include <sstream>
 
 #include "gpumux/core/error.h"
+#include "gpumux/experiments/executor.h"
 #include "gpumux/experiments/process.h"
 
 namespace gpumux::experiments {
@@ -136,7 +135,7 @@ TEST_F(SlurmExecutorTest, TwoWavesWithFailuresThenResubmission) {
   o.time = "00:05:00";
   o.mem = "50M";
   RecordingSink sink;
-  make_slurm_executor()->execute(tasks, o, sink);
+  make_executor("slurm")->execute(tasks, o, sink);
 
   expect_started_then_ended(sink, tasks);
   for (const RunTask& t : tasks) {
@@ -179,7 +178,7 @@ TEST_F(SlurmExecutorTest, TwoWavesWithFailuresThenResubmission) {
   std::vector<RunTask> failed{tasks[1], tasks[4]};
   for (const RunTask& t : failed) std::ofstream(t.dir / "workload.toml") << "ok\n";
   RecordingSink again;
-  make_slurm_executor()->execute(failed, o, again);
+  make_executor("slurm")->execute(failed, o, again);
   expect_started_then_ended(again, failed);
   for (const RunTask& t : failed) {
     EXPECT_TRUE(again.ok.at(t.key)) << t.label;
@@ -199,7 +198,7 @@ TEST_F(SlurmExecutorTest, MaxParallelRunsOneAtATime) {
   o.mem = "50M";
   o.max_parallel = 1;
   RecordingSink sink;
-  make_slurm_executor()->execute(tasks, o, sink);
+  make_executor("slurm")->execute(tasks, o, sink);
   expect_started_then_ended(sink, tasks);
   std::vector<std::pair<long long, long long>> spans;
   for (const RunTask& t : tasks) {
@@ -232,7 +231,7 @@ class SbatchErrors : public ::testing::Test {
 TEST_F(SbatchErrors, MissingSbatchIsAnApiError) {
   EnvVar path("PATH", (dir_ / "bin").string());
   try {
-    make_slurm_executor()->execute({t_}, o_, sink_);
+    make_executor("slurm")->execute({t_}, o_, sink_);
     FAIL() << "no ApiError";
   } catch (const ApiError& e) {
     EXPECT_NE(std::string(e.what()).find("cannot execute sbatch"), std::string::npos) << e.what();
@@ -245,7 +244,7 @@ TEST_F(SbatchErrors, FailingSbatchIsAnApiErrorWithItsMessage) {
   fs::permissions(dir_ / "bin/sbatch", fs::perms::owner_all);
   EnvVar path("PATH", (dir_ / "bin").string());
   try {
-    make_slurm_executor()->execute({t_}, o_, sink_);
+    make_executor("slurm")->execute({t_}, o_, sink_);
     FAIL() << "no ApiError";
   } catch (const ApiError& e) {
     EXPECT_NE(std::string(e.what()).find("invalid partition specified"), std::string::npos) << e.what();

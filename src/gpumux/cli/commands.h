@@ -12,6 +12,7 @@ void add_ptx_commands(CLI::App& app);       // gpumux ptx check
 void add_workload_commands(CLI::App& app);  // gpumux list, gpumux verify
 void add_run_commands(CLI::App& app);       // gpumux run
 void add_config_commands(CLI::App& app);    // gpumux config dump|import|docs
-void add_bench_commands(CLI::App& app);     // gpumux bench
+void add_bench_commands(CLI::App& app);       // gpumux bench
+void add_experiment_commands(CLI::App& app);  // gpumux experiment run|check|report
 
 }  // namespace gpumux::cli

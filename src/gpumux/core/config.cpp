@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "gpumux/core/error.h"
+#include "gpumux/core/strict_toml.h"
 
 namespace gpumux {
 
@@ -37,11 +38,6 @@ namespace {
 
 std::string join_path(const std::string& prefix, std::string_view name) {
   return prefix.empty() ? std::string(name) : prefix + "." + std::string(name);
-}
-
-std::string where(const toml::node& n, const std::string& file) {
-  const auto& src = n.source();
-  return src.begin.line ? fmt::format("{}:{}", file, src.begin.line) : file;
 }
 
 // The value of a TOML scalar; nullopt for tables, arrays and dates.
@@ -184,12 +180,7 @@ void Config::apply_file_chain(const std::filesystem::path& file, std::vector<std
 
 void Config::apply_text_chain(std::string_view toml_text, const std::string& name, const std::filesystem::path& dir,
                               std::vector<std::filesystem::path>& chain) {
-  toml::table table;
-  try {
-    table = toml::parse(toml_text, name);
-  } catch (const toml::parse_error& e) {
-    throw LoadError(fmt::format("{}:{}: {}", name, e.source().begin.line, e.description()));
-  }
+  toml::table table = parse_toml(toml_text, name);
   if (const toml::node* inc = table.get("include")) {
     std::vector<std::string> files;
     if (auto s = inc->value_exact<std::string>()) {

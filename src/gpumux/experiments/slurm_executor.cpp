@@ -1,4 +1,4 @@
-// The Slurm executor. Protocol:
+// The Slurm executor ("slurm"): a study's tasks as Slurm job arrays. Protocol:
 //
 // Submission. The tasks are grouped by wave, and each wave is cut into job
 // arrays of at most kMaxArray tasks (Slurm's default MaxArraySize is 1001).
@@ -24,8 +24,6 @@
 // sacct's when it left the queue unseen and the cluster has accounting.
 // Re-submitting failed tasks is executing them again: only those without
 // run.json reach an executor.
-#include "gpumux/experiments/slurm_executor.h"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,6 +37,7 @@
 #include <thread>
 
 #include "gpumux/core/error.h"
+#include "gpumux/experiments/executor.h"
 #include "gpumux/experiments/process.h"
 
 namespace gpumux::experiments {

@@ -184,15 +184,22 @@ struct Baseline {
   uint64_t warp_insts = 0;
 };
 
-// The app alone on the same GPU: one run, from cycle 0.
-Baseline isolated(const AppSpec& a, const Config& config, const WorkloadFile& w, const RunOptions& o) {
-  std::string key =
-      fmt::format("gpumux isolated run v1\nbuild {}\n{}\nconfig\n{}", build_id(), a.identity(), config.dump());
-  std::optional<BaselineCache> cache;
-  if (o.use_cache) cache.emplace(o.cache_dir.empty() ? BaselineCache::default_dir() : o.cache_dir);
-  if (cache) {
-    if (auto hit = cache->get(key)) return {hit->at("cycles").get<double>(), hit->at("warp_insts").get<uint64_t>()};
-  }
+std::string baseline_key(const AppSpec& a, const Config& config) {
+  return fmt::format("gpumux isolated run v1\nbuild {}\n{}\nconfig\n{}", build_id(), a.identity(), config.dump());
+}
+
+std::optional<BaselineCache> open_cache(const RunOptions& o) {
+  if (!o.use_cache) return std::nullopt;
+  return BaselineCache(o.cache_dir.empty() ? BaselineCache::default_dir() : o.cache_dir);
+}
+
+void store(std::optional<BaselineCache>& cache, const std::string& key, const Baseline& b) {
+  if (cache) cache->put(key, {{"cycles", b.cycles}, {"warp_insts", b.warp_insts}});
+}
+
+// The isolated run of `a`, as isolated() simulates it: alone under fcfs, from
+// cycle 0, one run.
+WorkloadFile isolated_workload(const AppSpec& a, const WorkloadFile& w) {
   WorkloadFile alone;
   alone.source = w.source + " (isolated " + a.name + ")";
   alone.policy = "fcfs";
@@ -200,13 +207,34 @@ Baseline isolated(const AppSpec& a, const Config& config, const WorkloadFile& w,
   solo.arrival = 0;
   solo.priority = 0;
   alone.apps = {solo};
-  RunResult r = simulate(alone, config, nullptr);
+  return alone;
+}
+
+// True when `w` is exactly its only application's isolated run, so that its
+// result is the baseline itself (studies run these first, to fill the cache).
+bool is_isolated_run(const WorkloadFile& w) {
+  if (w.apps.size() != 1) return false;
+  WorkloadFile alone = isolated_workload(w.apps[0], w);
+  const AppSpec &a = w.apps[0], &b = alone.apps[0];
+  return w.policy == alone.policy && w.policy_options.tb_quota_by_app.empty() && a.arrival == b.arrival &&
+         a.priority == b.priority && w.run.until == alone.run.until && w.run.completions == alone.run.completions &&
+         w.run.max_cycles == alone.run.max_cycles;
+}
+
+// The app alone on the same GPU: one run, from cycle 0.
+Baseline isolated(const AppSpec& a, const Config& config, const WorkloadFile& w, const RunOptions& o) {
+  std::string key = baseline_key(a, config);
+  std::optional<BaselineCache> cache = open_cache(o);
+  if (cache) {
+    if (auto hit = cache->get(key)) return {hit->at("cycles").get<double>(), hit->at("warp_insts").get<uint64_t>()};
+  }
+  RunResult r = simulate(isolated_workload(a, w), config, nullptr);
   const AppOutcome& out = r.apps[0];
   if (!out.ok() || !out.runs[0].passed)
     throw ApiError(fmt::format("isolated run of {} ({}) failed: {}", a.name, a.program(),
                                out.error.empty() ? out.runs.at(0).detail : out.error));
   Baseline b{double(out.runs[0].cycles()), out.warp_insts};
-  if (cache) cache->put(key, {{"cycles", b.cycles}, {"warp_insts", b.warp_insts}});
+  store(cache, key, b);
   return b;
 }
 
@@ -227,9 +255,16 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
   for (AppOutcome& a : r.apps) measure(a, w.run, r.cycles);
   if (!o.baselines) return r;
   std::vector<AppTimes> times;
+  std::optional<Baseline> own;
+  if (is_isolated_run(w) && r.apps[0].ok() && r.apps[0].runs[0].passed) {
+    // The run is its own baseline: use and cache it rather than simulate it again.
+    own = Baseline{double(r.apps[0].runs[0].cycles()), r.apps[0].warp_insts};
+    std::optional<BaselineCache> cache = open_cache(o);
+    store(cache, baseline_key(w.apps[0], config), *own);
+  }
   for (size_t i = 0; i < r.apps.size(); ++i) {
     AppOutcome& a = r.apps[i];
-    Baseline b = isolated(w.apps[i], config, w, o);
+    Baseline b = own ? *own : isolated(w.apps[i], config, w, o);
     a.alone = a.by_rate ? b.cycles / double(std::max<uint64_t>(b.warp_insts, 1)) : b.cycles;
     if (a.shared > 0) times.push_back({a.name, a.shared, a.alone});
   }

@@ -10,101 +10,12 @@
 #include <toml++/toml.h>
 
 #include "gpumux/core/error.h"
+#include "gpumux/core/strict_toml.h"
 #include "gpumux/multitask/baseline_cache.h"
 
 namespace gpumux::multitask {
 
 namespace {
-
-std::string where(const toml::node& n, const std::string& file) {
-  const auto& src = n.source();
-  return src.begin.line ? fmt::format("{}:{}", file, src.begin.line) : file;
-}
-
-// Reads the keys of one table; every key must be read, or finish() reports it.
-class StrictTable {
- public:
-  StrictTable(const toml::table& t, std::string path, const std::string& file) : t_(t), path_(std::move(path)), file_(file) {}
-
-  const toml::node* node(std::string_view key) {
-    used_.insert(std::string(key));
-    return t_.get(key);
-  }
-  [[noreturn]] void fail(const toml::node& n, std::string_view key, const std::string& what) const {
-    throw LoadError(fmt::format("{}: {}: {}", where(n, file_), qualified(key), what));
-  }
-  std::string qualified(std::string_view key) const {
-    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
-  }
-  template <class T>
-  std::optional<T> get(std::string_view key, const char* type) {
-    const toml::node* n = node(key);
-    if (!n) return std::nullopt;
-    if constexpr (std::is_same_v<T, double>) {
-      if (auto i = n->value_exact<int64_t>()) return double(*i);
-    }
-    auto v = n->value_exact<T>();
-    if (!v) fail(*n, key, fmt::format("expected {}", type));
-    return *v;
-  }
-  std::optional<int64_t> integer(std::string_view key, int64_t lo, int64_t hi) {
-    auto v = get<int64_t>(key, "an integer");
-    if (v && (*v < lo || *v > hi)) fail(*node(key), key, fmt::format("{} is outside [{}, {}]", *v, lo, hi));
-    return v;
-  }
-  // One of the named values of an enumeration; `def` when absent.
-  template <class E>
-  E choice(std::string_view key, std::initializer_list<std::pair<std::string_view, E>> options, E def) {
-    std::string names;
-    for (const auto& o : options) names += fmt::format("{}\"{}\"", names.empty() ? "" : ", ", o.first);
-    auto v = get<std::string>(key, names.c_str());
-    if (!v) return def;
-    for (const auto& o : options)
-      if (*v == o.first) return o.second;
-    fail(*node(key), key, fmt::format("'{}': expected one of {}", *v, names));
-  }
-  void finish() const {
-    for (const auto& [key, n] : t_)
-      if (!used_.count(std::string(key.str()))) fail(n, key.str(), "unknown key");
-  }
-  const std::string& file() const { return file_; }
-
- private:
-  const toml::table& t_;
-  std::string path_;
-  const std::string& file_;
-  std::set<std::string> used_;
-};
-
-const toml::table& as_table(StrictTable& parent, std::string_view key, const toml::node& n) {
-  if (!n.is_table()) parent.fail(n, key, "expected a table");
-  return *n.as_table();
-}
-
-// The tables of an array of tables ([[app.buffer]]); none if absent.
-std::vector<const toml::table*> tables(StrictTable& parent, std::string_view key) {
-  std::vector<const toml::table*> out;
-  const toml::node* n = parent.node(key);
-  if (!n) return out;
-  const toml::array* arr = n->as_array();
-  if (!arr || !arr->is_array_of_tables()) parent.fail(*n, key, fmt::format("expected [[...{}]] tables", key));
-  for (const auto& e : *arr) out.push_back(e.as_table());
-  return out;
-}
-
-std::vector<std::string> strings(StrictTable& t, std::string_view key) {
-  std::vector<std::string> out;
-  const toml::node* n = t.node(key);
-  if (!n) return out;
-  const toml::array* arr = n->as_array();
-  if (!arr) t.fail(*n, key, "expected an array of strings");
-  for (const auto& e : *arr) {
-    auto v = e.value_exact<std::string>();
-    if (!v) t.fail(e, key, "expected an array of strings");
-    out.push_back(*v);
-  }
-  return out;
-}
 
 runtime::Dim3 dims(StrictTable& t, std::string_view key) {
   const toml::node* n = t.node(key);
@@ -200,13 +111,24 @@ std::string AppSpec::identity() const {
   return s;
 }
 
+RunRule parse_run_rule(StrictTable& parent) {
+  RunRule run;
+  const toml::node* rn = parent.node("run");
+  if (!rn) return run;
+  StrictTable rt(as_table(parent, "run", *rn), parent.qualified("run"), parent.file());
+  run.until = rt.choice("until", {{"completions", RunRule::Until::Completions}, {"cycles", RunRule::Until::Cycles}},
+                        run.until);
+  run.completions = uint32_t(rt.integer("completions", 1, 1000).value_or(1));
+  run.max_cycles = Cycle(rt.integer("max_cycles", 0, int64_t(1) << 50).value_or(0));
+  run.measure = rt.choice("measure", {{"first", RunRule::Measure::First}, {"all", RunRule::Measure::All}}, run.measure);
+  if (run.until == RunRule::Until::Cycles && run.max_cycles == 0)
+    rt.fail(*rn, "max_cycles", "until = \"cycles\" needs max_cycles > 0");
+  rt.finish();
+  return run;
+}
+
 WorkloadFile parse_workload(std::string_view text, const std::string& name, const std::filesystem::path& dir) {
-  toml::table root;
-  try {
-    root = toml::parse(text, name);
-  } catch (const toml::parse_error& e) {
-    throw LoadError(fmt::format("{}:{}: {}", name, e.source().begin.line, e.description()));
-  }
+  toml::table root = parse_toml(text, name);
   WorkloadFile w;
   w.source = name;
   StrictTable top(root, "", w.source);
@@ -242,18 +164,7 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
     pt.finish();
   }
 
-  if (const toml::node* rn = top.node("run")) {
-    StrictTable rt(as_table(top, "run", *rn), "run", w.source);
-    w.run.until = rt.choice("until", {{"completions", RunRule::Until::Completions}, {"cycles", RunRule::Until::Cycles}},
-                            w.run.until);
-    w.run.completions = uint32_t(rt.integer("completions", 1, 1000).value_or(1));
-    w.run.max_cycles = Cycle(rt.integer("max_cycles", 0, int64_t(1) << 50).value_or(0));
-    w.run.measure =
-        rt.choice("measure", {{"first", RunRule::Measure::First}, {"all", RunRule::Measure::All}}, w.run.measure);
-    if (w.run.until == RunRule::Until::Cycles && w.run.max_cycles == 0)
-      rt.fail(*rn, "max_cycles", "until = \"cycles\" needs max_cycles > 0");
-    rt.finish();
-  }
+  w.run = parse_run_rule(top);
 
   const toml::node* an = top.node("app");
   if (!an) throw LoadError(fmt::format("{}: no [[app]] entries: a workload needs at least one application", w.source));

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "gpumux/core/engine.h"
+#include "gpumux/core/strict_toml.h"
 #include "gpumux/frontend/sharing_policy.h"
 #include "gpumux/multitask/user_program.h"
 #include "workload.h"
@@ -82,6 +83,8 @@ WorkloadFile load_workload_file(const std::filesystem::path& file);
 // `name` stands for the file in errors; relative gpu paths resolve against `dir`.
 WorkloadFile parse_workload(std::string_view toml_text, const std::string& name,
                             const std::filesystem::path& dir = ".");
+// The [run] table of `parent` (defaults when absent), shared by workload and study files.
+RunRule parse_run_rule(StrictTable& parent);
 // Checks what parsing cannot (policy and its options, names); run by both loaders.
 void validate(const WorkloadFile& w);
 

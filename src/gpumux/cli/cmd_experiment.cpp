@@ -1,0 +1,186 @@
+// gpumux experiment: runs a study (experiments/<name>/experiment.toml) as a
+// sweep of independent runs on this machine or a Slurm cluster, then checks
+// its trends and writes its report. See docs/experiments.md.
+//
+//   gpumux experiment run experiments/sharing-baselines --scale quick --jobs 2
+//   gpumux experiment check out/sharing-baselines-quick
+//   gpumux experiment report out/sharing-baselines-quick
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "gpumux/cli/commands.h"
+#include "gpumux/core/error.h"
+#include "gpumux/experiments/executor.h"
+#include "gpumux/experiments/files.h"
+#include "gpumux/experiments/plan.h"
+#include "gpumux/experiments/process.h"
+#include "gpumux/experiments/results.h"
+#include "gpumux/multitask/runner.h"
+
+namespace gpumux::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace gpumux::experiments;
+
+struct ExperimentOptions {
+  std::string study, scale = "quick", executor = "local", out;
+  bool dry_run = false, strict = false;
+  ExecutorOptions exec;
+  std::string cache_dir;  // run-one
+};
+
+std::string duration(double s) {
+  if (s < 90) return fmt::format("{:.0f}s", s);
+  if (s < 5400) return fmt::format("{:.0f}m{:02.0f}s", std::floor(s / 60), std::fmod(s, 60));
+  return fmt::format("{:.0f}h{:02.0f}m", std::floor(s / 3600), std::fmod(s / 60, 60));
+}
+
+// A progress bar on a terminal; one line per finished run otherwise (logs, CI).
+class ProgressDisplay : public ProgressSink {
+ public:
+  explicit ProgressDisplay(size_t total) : total_(total), tty_(isatty(STDOUT_FILENO)) {}
+  void started(const RunTask& t) override {
+    if (tty_ && done_ == 0) draw(t.label, "ETA -");  // something to look at before the first run ends
+  }
+  void finished(const RunTask& t, bool ok) override {
+    ++done_;
+    if (!ok) ++failed_;
+    double elapsed = std::chrono::duration<double>(clock::now() - start_).count();
+    std::string eta = done_ < total_ ? "ETA " + duration(elapsed / double(done_) * double(total_ - done_)) : "done";
+    if (tty_) {
+      draw(t.label, eta);
+      if (done_ == total_) fmt::print("\n");
+    } else {
+      fmt::print("[{}/{}] {:<6} {} ({})\n", done_, total_, ok ? "ok" : "FAILED", t.label, eta);
+    }
+    if (!ok) {
+      if (tty_) fmt::print("\n");
+      fmt::print("  failed: {} (see {})\n", t.label, (t.dir / "log.txt").string());
+    }
+    std::fflush(stdout);
+  }
+  size_t failed() const { return failed_; }
+
+ private:
+  using clock = std::chrono::steady_clock;
+  void draw(const std::string& label, const std::string& eta) {
+    int width = 30, filled = int(width * done_ / std::max<size_t>(total_, 1));
+    fmt::print("\r[{}{}] {}/{} runs, {} failed, {} {:<40.40}", std::string(size_t(filled), '#'),
+               std::string(size_t(width - filled), '.'), done_, total_, failed_, eta, label);
+    std::fflush(stdout);
+  }
+  size_t total_, done_ = 0, failed_ = 0;
+  bool tty_;
+  clock::time_point start_ = clock::now();
+};
+
+void run_study(ExperimentOptions o) {
+  Study s = load_study(o.study, o.scale);
+  fs::path out = o.out.empty() ? fs::path("out") / fmt::format("{}-{}", s.name, s.scale) : fs::path(o.out);
+  out = fs::absolute(out);
+  std::vector<PlannedRun> runs = plan_study(s, out);
+  fs::create_directories(out);
+  fs::copy_file(s.file, out / "experiment.toml", fs::copy_options::overwrite_existing);
+  std::vector<RunTask> pending = pending_tasks(runs);
+  fmt::print("study {} ({} scale): {} runs, {} to do, {} executor; results in {}\n", s.name, s.scale, runs.size(),
+             pending.size(), o.executor, out.string());
+  if (o.dry_run) {
+    for (const RunTask& t : pending) fmt::print("  wave {} {} {}\n", t.wave, t.key, t.label);
+    return;
+  }
+  o.exec.out = out;
+  o.exec.gpumux = fs::read_symlink("/proc/self/exe");
+  ProgressDisplay progress(pending.size());
+  if (!pending.empty()) make_executor(o.executor)->execute(pending, o.exec, progress);
+  StudyResults r = collect_results(s, runs);
+  write_results(s, r, out);
+  fmt::print("{} of {} runs have results; wrote {}\n", r.ok, r.total, (out / "results.csv").string());
+  print_trends(out, false);
+  if (!r.failed.empty()) {
+    for (const auto& f : r.failed)
+      fmt::print(stderr, "failed run {} ({}): {}\n", f["label"].get<std::string>(), f["key"].get<std::string>(),
+                 f["error"].get<std::string>());
+    fmt::print(stderr, "{} runs failed; the same command re-runs only them\n", r.failed.size());
+    exit_code() = 1;
+  }
+}
+
+// Executes one run folder: workload.toml in, run.json (or error.txt) out.
+void run_one(const ExperimentOptions& o) {
+  fs::path dir = o.study;
+  try {
+    multitask::WorkloadFile w = multitask::load_workload_file(dir / "workload.toml");
+    multitask::RunOptions ro;
+    ro.cache_dir = o.cache_dir;
+    multitask::RunResult r = multitask::run_workload(w, ro);
+    fmt::print("{}", multitask::format_summary(r));
+    write_text(dir / "run.json", multitask::to_json(r).dump(1) + "\n");
+  } catch (const std::exception& e) {
+    std::ofstream(dir / "error.txt") << e.what() << "\n";
+    throw;
+  }
+}
+
+void report(const ExperimentOptions& o) {
+  const char* env = std::getenv("GPUMUX_SCRIPTS_DIR");
+  fs::path script = fs::path(env && *env ? env : GPUMUX_SOURCE_DIR "/scripts") / "experiment_report.py";
+  ProcessResult p = run_process({"python3", script.string(), o.study});
+  fmt::print("{}", p.out);
+  if (p.exit_code != 0)
+    throw ApiError(fmt::format("report: {}", p.err.empty() ? "python3 " + script.string() + " failed" : p.err));
+}
+
+}  // namespace
+
+void add_experiment_commands(CLI::App& app) {
+  auto o = std::make_shared<ExperimentOptions>();
+  CLI::App* cmd = app.add_subcommand("experiment", "Run a study (a sweep of runs), check its trends, write its report");
+  cmd->require_subcommand(1);
+
+  CLI::App* run = cmd->add_subcommand("run", "Run a study's runs that have no result yet, then gather its results");
+  run->add_option("study", o->study, "The study folder (experiments/<name>) or its experiment.toml")->required();
+  run->add_option("--scale", o->scale, "The study's scale: quick (minutes), full (the paper's), or another it defines")
+      ->capture_default_str();
+  run->add_option("--jobs,-j", o->exec.jobs, "local: concurrent runs (default: the number of cores)");
+  run->add_option("--executor", o->executor, "Where runs execute: local or slurm")->capture_default_str();
+  run->add_option("--out", o->out, "Output folder (default: out/<study>-<scale>)");
+  run->add_option("--partition", o->exec.partition, "slurm: partition (default: the cluster's)");
+  run->add_option("--time", o->exec.time, "slurm: time limit per run")->capture_default_str();
+  run->add_option("--mem", o->exec.mem, "slurm: memory per run")->capture_default_str();
+  run->add_option("--max-parallel", o->exec.max_parallel, "slurm: at most this many array tasks at once (0: no limit)");
+  run->add_flag("--dry-run", o->dry_run, "List the runs to do, run nothing");
+  run->callback([o, run] {
+    // An option accepted must take effect: executor options only go with their executor.
+    for (const char* slurm_only : {"--partition", "--time", "--mem", "--max-parallel"})
+      if (run->count(slurm_only) && o->executor != "slurm")
+        throw ApiError(fmt::format("{} is an option of --executor slurm", slurm_only));
+    if (run->count("--jobs") && o->executor != "local") throw ApiError("--jobs is an option of --executor local");
+    run_study(*o);
+  });
+
+  CLI::App* check = cmd->add_subcommand("check", "Print every trend of a study's results; exit 0 only if all hold");
+  check->add_option("out", o->study, "The study's output folder")->required();
+  check->add_flag("--strict", o->strict, "Known failures (declared in the study) count as failures too");
+  check->callback([o] {
+    if (!print_trends(o->study, o->strict)) exit_code() = 1;
+  });
+
+  CLI::App* rep = cmd->add_subcommand("report", "Write OUT/report.html: figures, paper values, trends, GPU config");
+  rep->add_option("out", o->study, "The study's output folder")->required();
+  rep->callback([o] { report(*o); });
+
+  CLI::App* one = cmd->add_subcommand("run-one", "Execute one run folder (used by the executors)");
+  one->add_option("dir", o->study, "The run folder (holds workload.toml)")->required();
+  one->add_option("--cache-dir", o->cache_dir, "Directory of cached isolated runs");
+  one->callback([o] { run_one(*o); });
+}
+
+}  // namespace gpumux::cli

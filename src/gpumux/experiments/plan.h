@@ -1,0 +1,49 @@
+// Expands a study (study.h) into independent runs, each a workload file in
+// its own folder <out>/runs/<key>, where the key is a hash of everything that
+// determines the run's result: its workload file, the effective GPU config
+// dump and the gpumux build. A run whose folder already holds run.json for
+// the same key text is done, so an interrupted study resumes where it stopped
+// and a re-run only does what changed.
+//
+// Runs come in two waves. Wave 0: every benchmark alone (policy fcfs, from
+// cycle 0) for each config and seed of the mixes, which is its own isolated
+// baseline (multitask::run_workload caches it), plus the classification runs.
+// Wave 1: the mixes, whose baselines are then cache hits.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpumux/experiments/executor.h"
+#include "gpumux/experiments/study.h"
+
+namespace gpumux::experiments {
+
+struct PlannedRun {
+  enum class Kind { Alone, Classify, Mix };
+  Kind kind = Kind::Mix;
+  RunTask task;
+  std::string key_text;       // hashed into task.key; kept in <dir>/key.txt
+  std::string workload_toml;  // the run's workload file
+  std::vector<std::string> benchmarks;
+  std::string policy, config;  // labels
+  uint64_t seed = 0;
+  // The axis values of its result rows: mix, apps, policy, config, seed, size.
+  std::vector<std::pair<std::string, std::string>> axes() const;
+  std::string mix() const;  // benchmark names joined by '+'
+};
+
+// Every run of the study's selected scale; LoadError (naming the study file
+// and the run) if a generated workload or config is invalid.
+std::vector<PlannedRun> plan_study(const Study& s, const std::filesystem::path& out);
+
+// Writes each run's folder (workload.toml, key.txt) if needed and returns
+// the runs that have no result yet.
+std::vector<RunTask> pending_tasks(const std::vector<PlannedRun>& runs);
+
+// True when the run's folder holds a result for exactly its key text.
+bool has_result(const PlannedRun& r);
+
+}  // namespace gpumux::experiments

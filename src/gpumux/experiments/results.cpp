@@ -1,0 +1,275 @@
+#include "gpumux/experiments/results.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "gpumux/core/error.h"
+#include "gpumux/experiments/files.h"
+#include "gpumux/gpu/gpu.h"
+#include "gpumux/multitask/baseline_cache.h"
+
+namespace gpumux::experiments {
+
+namespace {
+
+using nlohmann::json;
+
+std::string num(double v) { return fmt::format("{:.6g}", v); }
+
+// Does a dotted statistic path match a pattern whose segments may be globs ("sm*.l1d.hits")?
+bool glob(std::string_view pat, std::string_view s) {
+  if (pat.empty()) return s.empty();
+  if (pat[0] == '*') return glob(pat.substr(1), s) || (!s.empty() && s[0] != '.' && glob(pat, s.substr(1)));
+  return !s.empty() && pat[0] == s[0] && glob(pat.substr(1), s.substr(1));
+}
+
+// Sum over every statistic matching `pattern` of its values for keys of application `app`.
+double stat_sum(const json& statistics, const std::string& pattern, size_t app) {
+  std::set<std::string> labels;
+  for (const json& k : statistics.value("keys", json::array()))
+    if (k.value("app", uint64_t(-1)) == app) labels.insert(k.value("label", ""));
+  double sum = 0;
+  std::function<void(const json&, const std::string&)> walk = [&](const json& node, const std::string& path) {
+    if (node.contains("by_key") && node["by_key"].is_object()) {
+      if (!glob(pattern, path)) return;
+      for (const auto& [label, v] : node["by_key"].items())
+        if (labels.count(label)) sum += v.is_number() ? v.get<double>() : v.value("sum", 0.0);
+      return;
+    }
+    for (const auto& [name, child] : node.items())
+      if (child.is_object()) walk(child, path.empty() ? name : path + "." + name);
+  };
+  walk(statistics.value("stats", json::object()), "");
+  return sum;
+}
+
+// Rows of one run (one per application); empty cells where the run has no metrics.
+void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
+              const std::map<std::string, std::string>& classes) {
+  const json& apps = run.at("apps");
+  const json& metrics = run.at("metrics");
+  std::string category;
+  if (s.classify) {
+    std::vector<std::string> c;
+    for (const std::string& b : r.benchmarks) c.push_back(classes.count(b) ? classes.at(b) : "?");
+    std::sort(c.begin(), c.end());
+    category = fmt::format("{}", fmt::join(c, "/"));
+  }
+  for (size_t i = 0; i < apps.size(); ++i) {
+    const json& a = apps[i];
+    std::vector<std::pair<std::string, std::string>> cells{{"key", r.task.key}};
+    for (auto& axis : r.axes()) cells.push_back(axis);
+    if (r.kind != PlannedRun::Kind::Mix) cells.push_back({"kind", r.kind == PlannedRun::Kind::Alone ? "alone" : "classify"});
+    cells.push_back({"size", s.sweep.size});
+    if (s.classify) cells.push_back({"category", category});
+    std::string bench = r.benchmarks.at(i);
+    bool passed = a.at("error").get<std::string>().empty() && !a.at("runs").empty();
+    cells.insert(cells.end(), {{"app_index", std::to_string(i)},
+                               {"app", a.at("name").get<std::string>()},
+                               {"benchmark", bench}});
+    if (s.classify) cells.push_back({"class", classes.count(bench) ? classes.at(bench) : "?"});
+    cells.insert(cells.end(), {{"passed", passed ? "1" : "0"},
+                               {"error", a.at("error").get<std::string>()},
+                               {"shared_cycles", num(a.at("shared").get<double>())},
+                               {"alone_cycles", num(a.at("alone").get<double>())},
+                               {"warp_insts", std::to_string(a.at("warp_insts").get<uint64_t>())}});
+    bool m = metrics.is_object();
+    cells.insert(cells.end(), {{"ntt", m ? num(metrics["apps"][i]["ntt"].get<double>()) : ""},
+                               {"progress", m ? num(metrics["apps"][i]["progress"].get<double>()) : ""},
+                               {"stp", m ? num(metrics["stp"].get<double>()) : ""},
+                               {"antt", m ? num(metrics["antt"].get<double>()) : ""},
+                               {"fairness", m ? num(metrics["fairness"].get<double>()) : ""},
+                               {"cycles", std::to_string(run.at("cycles").get<uint64_t>())}});
+    for (const std::string& st : s.stats) cells.push_back({"stat." + st, num(stat_sum(run.at("statistics"), st, i))});
+    t.add(cells);
+  }
+}
+
+json figure_data(const FigureSpec& f, const Table& t) {
+  json fig = {{"name", f.name}, {"title", f.title}, {"kind", f.kind}, {"caption", f.caption},
+              {"x_label", f.x}, {"y_label", f.kind == "cdf" || f.kind == "scatter" ? f.y : f.aggregate + " " + f.y},
+              {"series", json::array()}, {"paper", json::array()}};
+  if (f.kind == "cdf") fig["x_label"] = f.y, fig["y_label"] = "fraction of cases";
+  for (const auto& p : f.paper) fig["paper"].push_back({{"series", p.series}, {"x", p.x}, {"y", p.y}});
+  // Distinct values of a column among the selected rows: series in order of
+  // appearance, x values sorted (numerically when all are numbers).
+  auto distinct = [&](const std::string& col, bool sort) {
+    std::vector<std::string> v;
+    int c = t.column(col);
+    if (c < 0) throw std::invalid_argument(fmt::format("no column '{}' in the results", col));
+    for (const auto& row : t.rows) {
+      bool ok = true;
+      for (const Filter& w : f.where) ok = ok && w.matches(t, row);
+      if (ok && std::find(v.begin(), v.end(), row[size_t(c)]) == v.end()) v.push_back(row[size_t(c)]);
+    }
+    if (sort) {
+      bool numeric = std::all_of(v.begin(), v.end(), [](const std::string& s) {
+        char* end = nullptr;
+        std::strtod(s.c_str(), &end);
+        return !s.empty() && *end == 0;
+      });
+      std::sort(v.begin(), v.end(), [&](const std::string& a, const std::string& b) {
+        return numeric ? std::stod(a) < std::stod(b) : a < b;
+      });
+    }
+    return v;
+  };
+  std::vector<std::string> series = f.series.empty() ? std::vector<std::string>{""} : distinct(f.series, false);
+  for (const std::string& sname : series) {
+    std::vector<Filter> where = f.where;
+    if (!f.series.empty()) where.push_back({f.series, Filter::Op::Eq, {sname}});
+    json js = {{"name", f.series.empty() ? f.y : sname}};
+    if (f.kind == "cdf") {
+      js["values"] = select_values(t, f.y, where);
+    } else if (f.kind == "scatter") {
+      std::vector<double> xs = select_values(t, f.x, where), ys = select_values(t, f.y, where);
+      js["points"] = json::array();
+      for (size_t i = 0; i < std::min(xs.size(), ys.size()); ++i) js["points"].push_back({{"x", xs[i]}, {"y", ys[i]}});
+    } else {
+      js["points"] = json::array();
+      std::vector<std::string> xs = distinct(f.x, true);
+      if (!f.overall.empty()) xs.push_back(f.overall);
+      for (const std::string& x : xs) {
+        std::vector<Filter> w = where;
+        if (x != f.overall || f.overall.empty()) w.push_back({f.x, Filter::Op::Eq, {x}});
+        std::vector<double> v = select_values(t, f.y, w);
+        json y = v.empty() && f.aggregate != "count" ? json(nullptr) : json(aggregate(f.aggregate, v));
+        char* end = nullptr;
+        double xd = std::strtod(x.c_str(), &end);
+        js["points"].push_back({{"x", !x.empty() && *end == 0 ? json(xd) : json(x)}, {"y", y}});
+      }
+    }
+    fig["series"].push_back(js);
+  }
+  return fig;
+}
+
+}  // namespace
+
+StudyResults collect_results(const Study& s, const std::vector<PlannedRun>& runs) {
+  StudyResults out;
+  out.mixes.per_run = out.isolated.per_run = {"stp", "antt", "fairness", "cycles"};
+  std::map<std::string, json> loaded;
+  for (const PlannedRun& r : runs) {
+    ++out.total;
+    if (!has_result(r)) {
+      std::string err = read_text(r.task.dir / "error.txt");
+      if (err.empty()) err = "no result (not run, or the run was killed: see log.txt)";
+      out.failed.push_back({{"key", r.task.key}, {"label", r.task.label}, {"error", err}});
+      continue;
+    }
+    ++out.ok;
+    loaded[r.task.key] = json::parse(read_text(r.task.dir / "run.json"));
+  }
+  // Classes from the speed-up between the classification config and the base.
+  std::map<std::string, std::string> classes;
+  if (s.classify) {
+    std::map<std::string, double> base, slow;
+    for (const PlannedRun& r : runs) {
+      if (!loaded.count(r.task.key) || r.benchmarks.size() != 1 || r.seed != s.sweep.seeds.front() ||
+          r.config != s.sweep.configs.front().label)
+        continue;
+      const json& runs_of = loaded[r.task.key]["apps"][0]["runs"];
+      if (runs_of.empty()) continue;
+      double cycles = runs_of[0]["cycles"].get<double>();
+      if (r.kind == PlannedRun::Kind::Classify) slow[r.benchmarks[0]] = cycles;
+      if (r.kind == PlannedRun::Kind::Alone) base[r.benchmarks[0]] = cycles;
+    }
+    for (const auto& [b, fast] : base) {
+      if (!slow.count(b)) continue;
+      double speedup = slow[b] / fast;
+      classes[b] = speedup > s.classify->threshold ? s.classify->above : s.classify->below;
+      out.classes.push_back({{"benchmark", b}, {"class", classes[b]}, {"speedup", speedup}});
+    }
+  }
+  for (const PlannedRun& r : runs)
+    if (loaded.count(r.task.key))
+      add_rows(r.kind == PlannedRun::Kind::Mix ? out.mixes : out.isolated, s, r, loaded[r.task.key], classes);
+  for (const FigureSpec& f : s.figures) {
+    try {
+      out.figures.push_back(figure_data(f, out.mixes));
+    } catch (const std::invalid_argument& e) {
+      throw LoadError(fmt::format("{}: figure '{}': {}", s.file.string(), f.name, e.what()));
+    }
+  }
+  for (const TrendSpec& tr : s.trends) {
+    json j = {{"name", tr.name}, {"expr", tr.expr}, {"paper", tr.paper}, {"lhs", nullptr}, {"rhs", nullptr},
+              {"holds", false}, {"error", nullptr},
+              {"known_failure", tr.known_failure.empty() ? json(nullptr) : json(tr.known_failure)}};
+    try {
+      Trend::Outcome o = Trend::parse(tr.expr).evaluate(out.mixes);
+      j["lhs"] = o.lhs;
+      j["rhs"] = o.rhs;
+      j["holds"] = o.holds;
+    } catch (const std::invalid_argument& e) {
+      j["error"] = e.what();
+    }
+    out.trends.push_back(j);
+  }
+  return out;
+}
+
+void write_results(const Study& s, const StudyResults& r, const std::filesystem::path& out) {
+  write_text(out / "results.csv", r.mixes.csv());
+  write_text(out / "isolated.csv", r.isolated.csv());
+  write_text(out / "figures.json", r.figures.dump(1) + "\n");
+  write_text(out / "trends.json", r.trends.dump(1) + "\n");
+  std::vector<std::string> base = s.overrides;
+  base.insert(base.end(), s.sweep.configs.front().set.begin(), s.sweep.configs.front().set.end());
+  json paper_values = json::array();
+  for (const json& t : r.trends)
+    if (!t["paper"].get<std::string>().empty())
+      paper_values.push_back(
+          {{"what", t["name"]},
+           {"paper", t["paper"]},
+           {"measured", t["lhs"].is_null() ? std::string("-")
+                                           : fmt::format("{:.4g} vs {:.4g}", t["lhs"].get<double>(),
+                                                         t["rhs"].get<double>())}});
+  auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char created[32];
+  std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  json study = {{"name", s.name}, {"title", s.title}, {"description", s.description}, {"paper", s.paper},
+                {"scale", s.scale}, {"gpu", s.gpu}, {"config_dump", gpu::load_config(s.gpu, base).dump()},
+                {"gpumux_version", GPUMUX_VERSION}, {"build_id", multitask::build_id()}, {"created", created},
+                {"runs", {{"total", r.total}, {"ok", r.ok}, {"failed", r.total - r.ok}}},
+                {"failed_runs", r.failed}, {"classes", r.classes}, {"paper_values", paper_values}};
+  write_text(out / "study.json", study.dump(1) + "\n");
+}
+
+bool print_trends(const std::filesystem::path& out, bool strict) {
+  std::ifstream in(out / "trends.json");
+  if (!in) throw LoadError(fmt::format("{}: no trends.json (run the study first: gpumux experiment run)", out.string()));
+  json trends;
+  try {
+    trends = json::parse(in);
+  } catch (const json::exception& e) {
+    throw LoadError(fmt::format("{}: {}", (out / "trends.json").string(), e.what()));
+  }
+  bool all = true;
+  for (const json& t : trends) {
+    bool known = !t["known_failure"].is_null();
+    bool holds = t["holds"].get<bool>();
+    std::string status = holds ? "holds" : known ? "FAILS (known)" : "FAILS";
+    if (!t["error"].is_null()) status = "ERROR";
+    if (!holds && (!known || strict)) all = false;
+    fmt::print("{:<14} {}\n", status, t["name"].get<std::string>());
+    fmt::print("{:<14} {}\n", "", t["expr"].get<std::string>());
+    if (!t["lhs"].is_null())
+      fmt::print("{:<14} measured {:.4g} vs {:.4g}\n", "", t["lhs"].get<double>(), t["rhs"].get<double>());
+    if (!t["paper"].get<std::string>().empty()) fmt::print("{:<14} paper: {}\n", "", t["paper"].get<std::string>());
+    if (!t["error"].is_null()) fmt::print("{:<14} error: {}\n", "", t["error"].get<std::string>());
+    if (known) fmt::print("{:<14} known failure: {}\n", "", t["known_failure"].get<std::string>());
+  }
+  fmt::print("{} of {} trends hold\n",
+             std::count_if(trends.begin(), trends.end(), [](const json& t) { return t["holds"].get<bool>(); }),
+             trends.size());
+  return all;
+}
+
+}  // namespace gpumux::experiments

@@ -1,0 +1,47 @@
+// A study's results, gathered from its runs' run.json files and written into
+// the output folder:
+//
+//   OUT/results.csv    one row per application per mix run: every axis value
+//                      (mix, apps, policy, config, seed, size, category) and
+//                      every metric (ntt, progress, shared_cycles,
+//                      alone_cycles, warp_insts, passed; per run: stp, antt,
+//                      fairness, cycles; stat.<name> for the study's `stats`)
+//   OUT/isolated.csv   the same for the runs of each benchmark alone
+//   OUT/figures.json   each figure's data, aggregated, ready to draw
+//   OUT/trends.json    each trend: expression, paper's value, measured sides, holds
+//   OUT/study.json     description, scale, GPU config, run counts, failed
+//                      runs, classes, gpumux version
+//
+// Host seconds are left out of the tables, so the same study gives the same
+// results.csv on any machine and executor.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpumux/experiments/plan.h"
+#include "gpumux/experiments/study.h"
+#include "gpumux/experiments/table.h"
+
+namespace gpumux::experiments {
+
+struct StudyResults {
+  Table mixes, isolated;
+  nlohmann::json classes = nlohmann::json::array();  // [{"benchmark", "class", "speedup"}]
+  nlohmann::json figures = nlohmann::json::array();
+  nlohmann::json trends = nlohmann::json::array();
+  nlohmann::json failed = nlohmann::json::array();   // [{"key", "label", "error"}]
+  size_t total = 0, ok = 0;
+};
+
+StudyResults collect_results(const Study& s, const std::vector<PlannedRun>& runs);
+void write_results(const Study& s, const StudyResults& r, const std::filesystem::path& out);
+
+// Prints the trend table of OUT/trends.json; true when every trend holds or
+// is a known failure (with `strict`, known failures count as failures too).
+bool print_trends(const std::filesystem::path& out, bool strict);
+
+}  // namespace gpumux::experiments

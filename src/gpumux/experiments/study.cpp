@@ -1,0 +1,293 @@
+#include "gpumux/experiments/study.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "gpumux/core/error.h"
+#include "gpumux/core/strict_toml.h"
+#include "gpumux/frontend/sharing_policy.h"
+#include "workload.h"
+
+namespace gpumux::experiments {
+
+namespace {
+
+void check_benchmarks(StrictTable& t, std::string_view key, const std::vector<std::string>& names) {
+  for (const std::string& b : names)
+    if (!workloads::find_workload(b)) t.fail(*t.node(key), key, fmt::format("unknown benchmark '{}' (see gpumux list)", b));
+}
+
+std::vector<uint32_t> counts(StrictTable& t, std::string_view key) {
+  const toml::node* n = t.node(key);
+  std::vector<uint32_t> out;
+  auto one = [&](const toml::node& e) {
+    auto v = e.value_exact<int64_t>();
+    if (!v || *v < 1 || *v > 64) t.fail(e, key, "expected application counts in [1, 64]");
+    out.push_back(uint32_t(*v));
+  };
+  if (const toml::array* arr = n->as_array()) {
+    for (const auto& e : *arr) one(e);
+  } else {
+    one(*n);
+  }
+  if (out.empty()) t.fail(*n, key, "expected at least one application count");
+  return out;
+}
+
+PolicyChoice policy_choice(StrictTable& t, const toml::node& e) {
+  PolicyChoice p;
+  if (auto name = e.value_exact<std::string>()) {
+    p.label = *name;
+    p.options.insert("name", *name);
+  } else if (const toml::table* pt = e.as_table()) {
+    p.options = *pt;
+    if (auto label = pt->get("label")) {
+      auto l = label->value_exact<std::string>();
+      if (!l || l->empty()) t.fail(*label, "policies", "label: expected a non-empty string");
+      p.label = *l;
+      p.options.erase("label");
+    }
+    auto name = p.options.get("name") ? p.options.get("name")->value_exact<std::string>() : std::nullopt;
+    if (!name) t.fail(e, "policies", "a policy table needs name = \"<policy>\"");
+    if (p.label.empty()) p.label = *name;
+  } else {
+    t.fail(e, "policies", "expected a policy name or a table { label = ..., name = ..., <options> }");
+  }
+  auto names = frontend::sharing_policy_names();
+  std::string name = *p.options.get("name")->value_exact<std::string>();
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    t.fail(e, "policies", fmt::format("unknown sharing policy '{}' (known: {})", name, fmt::join(names, ", ")));
+  return p;
+}
+
+// Applies the keys present in `t` ([sweep] or a [scale.*] table) to `s`.
+void read_sweep(StrictTable& t, Sweep& s) {
+  if (auto size = t.get<std::string>("size", "a size name")) {
+    workloads::Size z;
+    if (!workloads::parse_size(*size, z)) t.fail(*t.node("size"), "size", fmt::format("unknown size '{}'", *size));
+    s.size = *size;
+  }
+  if (const toml::node* n = t.node("seeds")) {
+    const toml::array* arr = n->as_array();
+    if (!arr || arr->empty()) t.fail(*n, "seeds", "expected a non-empty array of seeds");
+    s.seeds.clear();
+    for (const auto& e : *arr) {
+      auto v = e.value_exact<int64_t>();
+      if (!v || *v < 0) t.fail(e, "seeds", "expected non-negative integers");
+      s.seeds.push_back(uint64_t(*v));
+    }
+  }
+  if (const toml::node* n = t.node("policies")) {
+    const toml::array* arr = n->as_array();
+    if (!arr || arr->empty()) t.fail(*n, "policies", "expected a non-empty array");
+    s.policies.clear();
+    for (const auto& e : *arr) s.policies.push_back(policy_choice(t, e));
+  }
+  if (const toml::node* n = t.node("configs")) {
+    const toml::array* arr = n->as_array();
+    if (!arr || !arr->is_array_of_tables() || arr->empty())
+      t.fail(*n, "configs", "expected an array of { label = ..., set = [...] } tables");
+    s.configs.clear();
+    for (const auto& e : *arr) {
+      StrictTable ct(*e.as_table(), t.qualified("configs"), t.file());
+      ConfigChoice c;
+      c.label = ct.get<std::string>("label", "a string").value_or("");
+      if (c.label.empty()) t.fail(e, "configs", "every config needs a label");
+      c.set = strings(ct, "set");
+      ct.finish();
+      s.configs.push_back(std::move(c));
+    }
+  }
+  if (const toml::node* n = t.node("mixes")) {
+    const toml::array* arr = n->as_array();
+    if (!arr) t.fail(*n, "mixes", "expected an array of arrays of benchmark names");
+    s.mixes.clear();
+    for (const auto& e : *arr) {
+      const toml::array* mix = e.as_array();
+      if (!mix || mix->empty()) t.fail(e, "mixes", "expected arrays of benchmark names");
+      std::vector<std::string> names;
+      for (const auto& b : *mix) {
+        auto v = b.value_exact<std::string>();
+        if (!v || !workloads::find_workload(*v)) t.fail(b, "mixes", "expected benchmark names (see gpumux list)");
+        names.push_back(*v);
+      }
+      s.mixes.push_back(std::move(names));
+    }
+  }
+  if (const toml::node* n = t.node("pairs")) {
+    StrictTable pt(as_table(t, "pairs", *n), t.qualified("pairs"), t.file());
+    s.pairs_of = strings(pt, "of");
+    check_benchmarks(pt, "of", s.pairs_of);
+    s.pairs_ordered = pt.get<bool>("ordered", "true or false").value_or(true);
+    pt.finish();
+  }
+  if (const toml::node* n = t.node("random")) {
+    StrictTable rt(as_table(t, "random", *n), t.qualified("random"), t.file());
+    RandomMixes r;
+    r.count = uint32_t(rt.integer("count", 1, 100000).value_or(0));
+    if (!r.count) rt.fail(*n, "count", "missing: how many mixes of each size");
+    if (!rt.node("apps")) rt.fail(*n, "apps", "missing: applications per mix (a number or a list)");
+    r.apps = counts(rt, "apps");
+    r.from = strings(rt, "from");
+    if (r.from.empty()) rt.fail(*n, "from", "missing: the benchmarks to draw from");
+    check_benchmarks(rt, "from", r.from);
+    r.seed = uint64_t(rt.integer("seed", 0, int64_t(1) << 62).value_or(1));
+    rt.finish();
+    s.random = r;
+  }
+}
+
+FigureSpec figure(StrictTable& f) {
+  FigureSpec g;
+  g.name = f.get<std::string>("name", "a string").value_or("");
+  if (g.name.empty() || g.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos)
+    f.fail(f.node("name") ? *f.node("name") : f.table(), "name",
+           "every figure needs a name of lowercase letters, digits, '-' and '_'");
+  g.title = f.get<std::string>("title", "a string").value_or(g.name);
+  g.caption = f.get<std::string>("caption", "a string").value_or("");
+  g.kind = f.get<std::string>("kind", "bars, lines, cdf or scatter").value_or("bars");
+  if (g.kind != "bars" && g.kind != "lines" && g.kind != "cdf" && g.kind != "scatter")
+    f.fail(*f.node("kind"), "kind", fmt::format("'{}': expected bars, lines, cdf or scatter", g.kind));
+  g.x = f.get<std::string>("x", "a column name").value_or("");
+  g.y = f.get<std::string>("y", "a column name").value_or("");
+  if (g.y.empty() || (g.x.empty() && g.kind != "cdf")) f.fail(f.table(), "x", "a figure needs x and y columns (cdf: y)");
+  g.series = f.get<std::string>("series", "a column name").value_or("");
+  g.aggregate = f.get<std::string>("aggregate", "an aggregate").value_or("geomean");
+  if (!is_aggregate(g.aggregate))
+    f.fail(*f.node("aggregate"), "aggregate", "expected geomean, mean, median, min, max, sum or count");
+  if (auto w = f.get<std::string>("where", "filters such as \"policy=fcfs, apps>=4\"")) {
+    try {
+      g.where = parse_filters(*w);
+    } catch (const std::invalid_argument& e) {
+      f.fail(*f.node("where"), "where", e.what());
+    }
+  }
+  g.overall = f.get<std::string>("overall", "a label such as \"all\"").value_or("");
+  for (const toml::table* pt : tables(f, "paper")) {
+    StrictTable p(*pt, f.qualified("paper"), f.file());
+    FigureSpec::PaperPoint pp;
+    pp.series = p.get<std::string>("series", "a series name").value_or("");
+    const toml::node* x = p.node("x");
+    if (!x) p.fail(*pt, "x", "missing");
+    if (auto xs = x->value_exact<std::string>()) pp.x = *xs;
+    else if (auto xd = x->value<double>()) pp.x = fmt::format("{}", *xd);
+    else p.fail(*x, "x", "expected a string or a number");
+    auto y = p.get<double>("y", "a number");
+    if (!y) p.fail(*pt, "y", "missing");
+    pp.y = *y;
+    p.finish();
+    g.paper.push_back(pp);
+  }
+  return g;
+}
+
+}  // namespace
+
+Study parse_study(std::string_view text, const std::string& name, const std::filesystem::path& dir,
+                  const std::string& scale) {
+  toml::table root = parse_toml(text, name);
+  Study s;
+  s.dir = dir;
+  s.file = name;
+  StrictTable top(root, "", name);
+  s.name = top.get<std::string>("name", "a string").value_or(std::filesystem::absolute(dir).filename().string());
+  s.title = top.get<std::string>("title", "a string").value_or(s.name);
+  s.description = top.get<std::string>("description", "a string").value_or("");
+  s.paper = top.get<std::string>("paper", "a string").value_or("");
+  if (auto g = top.get<std::string>("gpu", "a preset name or config file")) {
+    bool file = g->find('/') != std::string::npos || g->ends_with(".toml");
+    s.gpu = file ? std::filesystem::absolute(dir / *g).lexically_normal().string() : *g;
+    std::error_code ec;
+    if (file && !std::filesystem::is_regular_file(s.gpu, ec))
+      top.fail(*top.node("gpu"), "gpu", fmt::format("no config file {}", s.gpu));
+  }
+  s.overrides = strings(top, "set");
+  s.stats = strings(top, "stats");
+  s.run = multitask::parse_run_rule(top);
+
+  const toml::node* sw = top.node("sweep");
+  if (!sw) throw LoadError(fmt::format("{}: no [sweep] table: a study needs mixes and policies", name));
+  StrictTable st(as_table(top, "sweep", *sw), "sweep", name);
+  read_sweep(st, s.sweep);
+  st.finish();
+
+  const toml::node* sc = top.node("scale");
+  if (!sc) throw LoadError(fmt::format("{}: no [scale.quick] and [scale.full] tables", name));
+  StrictTable scales(as_table(top, "scale", *sc), "scale", name);
+  // In the order they are written (toml++ iterates tables sorted by key).
+  std::vector<std::pair<std::string, const toml::node*>> ordered;
+  for (const auto& [key, n] : *sc->as_table()) ordered.emplace_back(std::string(key.str()), &n);
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const auto& a, const auto& b) { return a.second->source().begin < b.second->source().begin; });
+  for (const auto& [k, n] : ordered) {
+    StrictTable t(as_table(scales, k, *n), "scale." + k, name);
+    Sweep patched = s.sweep;
+    read_sweep(t, patched);  // every scale is validated, the selected one kept
+    t.finish();
+    s.scales.push_back(k);
+    if (k == scale) s.sweep = patched;
+  }
+  for (const char* required : {"quick", "full"})
+    if (std::find(s.scales.begin(), s.scales.end(), required) == s.scales.end())
+      throw LoadError(fmt::format("{}: scale.{}: missing (every study has a quick and a full scale)", name, required));
+  if (std::find(s.scales.begin(), s.scales.end(), scale) == s.scales.end())
+    throw LoadError(fmt::format("{}: no scale '{}' (this study has: {})", name, scale, fmt::join(s.scales, ", ")));
+  s.scale = scale;
+  if (s.sweep.policies.empty()) throw LoadError(fmt::format("{}: sweep.policies: missing", name));
+  if (s.sweep.mixes.empty() && s.sweep.pairs_of.size() < 2 && !s.sweep.random)
+    throw LoadError(fmt::format("{}: scale {}: no mixes (sweep.mixes, sweep.pairs with two or more benchmarks, or "
+                                "sweep.random)", name, scale));
+
+  if (const toml::node* cn = top.node("classify")) {
+    StrictTable ct(as_table(top, "classify", *cn), "classify", name);
+    Classify c;
+    c.from = strings(ct, "from");
+    if (c.from.empty()) ct.fail(*cn, "from", "missing: the overrides of the configuration compared with the base");
+    c.threshold = ct.get<double>("threshold", "a number").value_or(0);
+    if (!(c.threshold > 0)) ct.fail(*cn, "threshold", "expected a speed-up > 0");
+    c.above = ct.get<std::string>("above", "a class name").value_or("");
+    c.below = ct.get<std::string>("below", "a class name").value_or("");
+    if (c.above.empty() || c.below.empty()) ct.fail(*cn, "above", "both class names (above, below) are needed");
+    ct.finish();
+    s.classify = c;
+  }
+  for (const toml::table* ft : tables(top, "figure")) {
+    StrictTable f(*ft, "figure", name);
+    s.figures.push_back(figure(f));
+    f.finish();
+  }
+  for (const toml::table* tt : tables(top, "trend")) {
+    StrictTable t(*tt, "trend", name);
+    TrendSpec tr;
+    tr.name = t.get<std::string>("name", "a string").value_or("");
+    tr.expr = t.get<std::string>("expr", "a trend expression").value_or("");
+    if (tr.name.empty() || tr.expr.empty()) t.fail(*tt, "expr", "every trend needs a name and an expr");
+    try {
+      Trend::parse(tr.expr);
+    } catch (const std::invalid_argument& e) {
+      t.fail(*t.node("expr"), "expr", e.what());
+    }
+    tr.paper = t.get<std::string>("paper", "a string").value_or("");
+    tr.known_failure = t.get<std::string>("known_failure", "a reason").value_or("");
+    t.finish();
+    s.trends.push_back(std::move(tr));
+  }
+  top.finish();
+  return s;
+}
+
+Study load_study(const std::filesystem::path& dir_or_file, const std::string& scale) {
+  std::error_code ec;
+  std::filesystem::path file = std::filesystem::is_directory(dir_or_file, ec) ? dir_or_file / "experiment.toml"
+                                                                               : dir_or_file;
+  std::ifstream in(file);
+  if (!in) throw LoadError(fmt::format("{}: cannot open study file", file.string()));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_study(ss.str(), file.string(), file.parent_path().empty() ? "." : file.parent_path(), scale);
+}
+
+}  // namespace gpumux::experiments

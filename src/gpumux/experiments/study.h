@@ -1,0 +1,117 @@
+// A study: a sweep of multiprogrammed runs that reproduces a paper's figures,
+// described by experiments/<name>/experiment.toml (strict TOML: unknown keys,
+// wrong types and bad values are LoadErrors naming file:line and the key).
+// docs/experiments.md is the user's reference; in short:
+//
+//   title = "..."  description = "..."  paper = "..."
+//   gpu = "gtx980"                 # preset or config file (relative to the study)
+//   set = ["sm.warp_scheduler=gto"]
+//   [run]                          # the run rule, as in workload files
+//   [sweep]                        # the axes (every scale starts from these)
+//   size = "medium"  seeds = [1]
+//   policies = ["fcfs", { label = "quota4", name = "smk-quota", ... }]
+//   configs = [{ label = "gto", set = [] }]
+//   mixes = [["sgemm", "lbm"]]     # and/or: pairs = { of = [...], ordered = true },
+//                                  #         random = { count = 10, apps = [2, 4], from = [...], seed = 1 }
+//   [scale.quick]                  # keys that replace [sweep]'s for this scale
+//   [classify]                     # benchmark classes from their speed-up between two configs
+//   [[figure]]  [[trend]]          # what the report draws and what `check` asserts
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "gpumux/experiments/table.h"
+#include "gpumux/multitask/workload_file.h"
+
+namespace gpumux::experiments {
+
+// One value of the policy axis: a sharing policy with its options, copied
+// verbatim into the workload file's [policy] table.
+struct PolicyChoice {
+  std::string label;    // the value in results ("smk-quota-4"); default: the name
+  toml::table options;  // [policy] of the workload: name = ..., and any options
+};
+
+// One value of the config axis: labelled GPU config overrides.
+struct ConfigChoice {
+  std::string label = "base";
+  std::vector<std::string> set;
+};
+
+struct RandomMixes {
+  uint32_t count = 0;               // mixes per size
+  std::vector<uint32_t> apps;       // mix sizes (applications per mix)
+  std::vector<std::string> from;    // benchmarks drawn from (with repetition)
+  uint64_t seed = 1;
+};
+
+// The axes of a sweep; a run is one (mix, policy, config, seed).
+struct Sweep {
+  std::string size = "medium";
+  std::vector<uint64_t> seeds{1};
+  std::vector<PolicyChoice> policies;
+  std::vector<ConfigChoice> configs{ConfigChoice{}};
+  std::vector<std::vector<std::string>> mixes;  // explicit
+  std::vector<std::string> pairs_of;            // all pairs of these benchmarks
+  bool pairs_ordered = true;                    // (a, b) and (b, a) both, a != b
+  std::optional<RandomMixes> random;
+};
+
+// Benchmark classes from scaling: speed-up = cycles alone under `from`
+// overrides / cycles alone under the base config; above the threshold the
+// class is `above`, else `below`. Rows get `class` (the app's) and
+// `category` (the mix's classes, sorted, joined by "/").
+struct Classify {
+  std::vector<std::string> from;
+  double threshold = 0;
+  std::string above, below;
+};
+
+struct FigureSpec {
+  std::string name, title, caption;
+  std::string kind;  // bars, lines, cdf, scatter
+  std::string x, y, series;
+  std::string aggregate = "geomean";
+  std::vector<Filter> where;
+  std::string overall;  // bars/lines: an extra x value aggregating every row ("all"); empty: none
+  struct PaperPoint {
+    std::string series, x;
+    double y = 0;
+  };
+  std::vector<PaperPoint> paper;
+};
+
+struct TrendSpec {
+  std::string name, expr, paper;
+  std::string known_failure;  // non-empty: the study expects it not to hold, for this reason
+};
+
+struct Study {
+  std::filesystem::path dir, file;
+  std::string name, title, description, paper;
+  std::string gpu = "gtx980";
+  std::vector<std::string> overrides;
+  multitask::RunRule run;
+  Sweep sweep;                         // of the selected scale
+  std::vector<std::string> scales;     // names of the [scale.*] tables
+  std::string scale;                   // the selected one
+  std::optional<Classify> classify;
+  std::vector<FigureSpec> figures;
+  std::vector<TrendSpec> trends;
+  std::vector<std::string> stats;      // statistics summed per app into results ("stat.<name>" columns)
+};
+
+// Loads DIR/experiment.toml (or the file itself) with [scale.<scale>]
+// applied; LoadError for a scale the study does not define.
+Study load_study(const std::filesystem::path& dir_or_file, const std::string& scale);
+Study parse_study(std::string_view text, const std::string& name, const std::filesystem::path& dir,
+                  const std::string& scale);
+
+}  // namespace gpumux::experiments

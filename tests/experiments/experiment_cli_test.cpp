@@ -1,0 +1,102 @@
+// gpumux experiment run/check end to end on the tiny test study: real runs
+// through the local executor, resumption, results and trend checks.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli_test_util.h"
+
+namespace gpumux::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+size_t lines(const std::string& s) { return size_t(std::count(s.begin(), s.end(), '\n')); }
+
+const fs::path kTinyStudy = fs::path(GPUMUX_SOURCE_DIR) / "tests/experiments/fixtures/tiny-study";
+
+TEST(ExperimentCli, RunsResumesAndChecksTheTinyStudy) {
+  fs::path out = fs::path(testing::TempDir()) / "experiment-cli-tiny";
+  fs::remove_all(out);
+  std::string log;
+  std::string run = "experiment run " + kTinyStudy.string() + " --scale smoke --jobs 2 --out " + out.string();
+  ASSERT_EQ(run_gpumux(run, log), 0) << log;
+  EXPECT_NE(log.find("6 runs, 6 to do"), std::string::npos) << log;
+  EXPECT_NE(log.find("[6/6] ok"), std::string::npos) << log;  // not a terminal: one line per run
+  std::string csv = slurp(out / "results.csv");
+  EXPECT_EQ(lines(csv), 1u + 2 * 2) << csv;  // header + (1 pair x 2 policies) x 2 apps
+  EXPECT_EQ(csv.rfind("key,mix,apps,policy,config,seed,size,category,app_index,app,benchmark,class,passed", 0), 0u);
+  EXPECT_EQ(lines(slurp(out / "isolated.csv")), 1u + 4);
+  EXPECT_NE(slurp(out / "study.json").find("\"speedup\""), std::string::npos);
+  EXPECT_NE(slurp(out / "figures.json").find("\"ntt-cdf\""), std::string::npos);
+  for (const char* f : {"experiment.toml", "trends.json", "cache"}) EXPECT_TRUE(fs::exists(out / f)) << f;
+
+  // Nothing to do a second time; a lost result is re-run and gives the same table.
+  ASSERT_EQ(run_gpumux(run, log), 0) << log;
+  EXPECT_NE(log.find("6 runs, 0 to do"), std::string::npos) << log;
+  for (const auto& e : fs::directory_iterator(out / "runs"))
+    if (slurp(e.path() / "workload.toml").find("smk-quota") != std::string::npos) fs::remove(e.path() / "run.json");
+  ASSERT_EQ(run_gpumux(run, log), 0) << log;
+  EXPECT_NE(log.find("6 runs, 1 to do"), std::string::npos) << log;
+  EXPECT_EQ(slurp(out / "results.csv"), csv);
+
+  ASSERT_EQ(run_gpumux("experiment check " + out.string(), log), 0) << log;
+  EXPECT_NE(log.find("2 of 2 trends hold"), std::string::npos) << log;
+  fs::remove_all(out);
+}
+
+TEST(ExperimentCli, CheckFailsWhenATrendDoesNotHoldUnlessItIsAKnownFailure) {
+  fs::path dir = fs::path(testing::TempDir()) / "experiment-cli-failing";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string study = slurp(kTinyStudy / "experiment.toml");
+  std::ofstream(dir / "experiment.toml")
+      << study << "\n[[trend]]\nname = \"impossible\"\nexpr = \"geomean(stp) > 100\"\n";
+  std::string log;
+  std::string run = "experiment run " + dir.string() + " --scale smoke --out " + (dir / "out").string();
+  ASSERT_EQ(run_gpumux(run, log), 0) << log;
+  EXPECT_EQ(run_gpumux("experiment check " + (dir / "out").string(), log), 1) << log;
+  EXPECT_NE(log.find("FAILS          impossible"), std::string::npos) << log;
+  EXPECT_NE(log.find("2 of 3 trends hold"), std::string::npos) << log;
+
+  std::ofstream(dir / "experiment.toml") << study
+                                         << "\n[[trend]]\nname = \"impossible\"\nexpr = \"geomean(stp) > 100\"\n"
+                                            "known_failure = \"two tiny apps cannot reach an STP of 100\"\n";
+  ASSERT_EQ(run_gpumux(run, log), 0) << log;
+  EXPECT_NE(log.find("0 to do"), std::string::npos) << log;  // the runs did not change, only the trends
+  EXPECT_EQ(run_gpumux("experiment check " + (dir / "out").string(), log), 0) << log;
+  EXPECT_NE(log.find("FAILS (known)"), std::string::npos) << log;
+  EXPECT_EQ(run_gpumux("experiment check --strict " + (dir / "out").string(), log), 1) << log;
+  fs::remove_all(dir);
+}
+
+TEST(ExperimentCli, BadInputEndsWithAClearError) {
+  std::string log;
+  EXPECT_EQ(run_gpumux("experiment run /nonexistent/study", log), 2);
+  EXPECT_NE(log.find("/nonexistent/study: cannot open study file"), std::string::npos) << log;
+  EXPECT_EQ(run_gpumux("experiment run " + kTinyStudy.string() + " --scale huge", log), 2);
+  EXPECT_NE(log.find("no scale 'huge' (this study has: smoke, quick, full)"), std::string::npos) << log;
+  EXPECT_EQ(run_gpumux("experiment run " + kTinyStudy.string() + " --executor cloud --out " +
+                           (fs::path(testing::TempDir()) / "x").string(),
+                       log),
+            2);
+  EXPECT_NE(log.find("unknown executor 'cloud' (known: local"), std::string::npos) << log;
+  EXPECT_EQ(run_gpumux("experiment run " + kTinyStudy.string() + " --partition debug", log), 2);
+  EXPECT_NE(log.find("--partition is an option of --executor slurm"), std::string::npos) << log;
+  EXPECT_EQ(run_gpumux("experiment check /nonexistent/out", log), 2);
+  EXPECT_NE(log.find("no trends.json"), std::string::npos) << log;
+  EXPECT_EQ(run_gpumux("experiment run-one /nonexistent/run", log), 2);
+  EXPECT_NE(log.find("cannot open workload file"), std::string::npos) << log;
+}
+
+}  // namespace
+}  // namespace gpumux::test

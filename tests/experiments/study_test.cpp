@@ -1,0 +1,86 @@
+#include "gpumux/experiments/study.h"
+
+#include <gtest/gtest.h>
+
+#include "gpumux/core/error.h"
+
+namespace gpumux::experiments {
+namespace {
+
+const char* kBase = R"(
+title = "t"
+gpu = "gtx980"
+[sweep]
+size = "tiny"
+policies = ["fcfs", { label = "q2", name = "smk-quota", tb_quota = { pc = 2 } }]
+pairs = { of = ["pc", "vecadd", "lbm"], ordered = false }
+[scale.quick]
+seeds = [3]
+[scale.full]
+pairs = { of = ["pc", "vecadd", "lbm"] }
+random = { count = 2, apps = [3, 4], from = ["pc", "lbm"], seed = 9 }
+)";
+
+std::string error_of(const std::string& text, const std::string& scale = "quick") {
+  try {
+    parse_study(text, "s.toml", ".", scale);
+  } catch (const LoadError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(ExperimentStudy, ScalesReplaceSweepKeys) {
+  Study q = parse_study(kBase, "s.toml", ".", "quick");
+  EXPECT_EQ(q.scale, "quick");
+  EXPECT_EQ(q.sweep.seeds, (std::vector<uint64_t>{3}));
+  EXPECT_FALSE(q.sweep.pairs_ordered);
+  EXPECT_FALSE(q.sweep.random);
+  ASSERT_EQ(q.sweep.policies.size(), 2u);
+  EXPECT_EQ(q.sweep.policies[1].label, "q2");
+  EXPECT_EQ(q.sweep.policies[1].options["name"].value_or(std::string()), "smk-quota");
+  EXPECT_FALSE(q.sweep.policies[1].options.contains("label"));
+  Study f = parse_study(kBase, "s.toml", ".", "full");
+  EXPECT_EQ(f.sweep.seeds, (std::vector<uint64_t>{1}));
+  EXPECT_TRUE(f.sweep.pairs_ordered);
+  ASSERT_TRUE(f.sweep.random);
+  EXPECT_EQ(f.sweep.random->apps, (std::vector<uint32_t>{3, 4}));
+  EXPECT_EQ(f.scales, (std::vector<std::string>{"quick", "full"}));
+}
+
+TEST(ExperimentStudy, ErrorsNameFileLineAndKey) {
+  std::string base = kBase;
+  // Text appended to kBase starts on line 13.
+  EXPECT_EQ(error_of(base, "medium"), "s.toml: no scale 'medium' (this study has: quick, full)");
+  EXPECT_EQ(error_of("colour = 1\n" + base), "s.toml:1: colour: unknown key");
+  EXPECT_EQ(error_of(base + "colour = 1\n"), "s.toml:13: scale.full.colour: unknown key");
+  EXPECT_EQ(error_of(base + "[scale.smoke]\npairs = { of = [\"pc\", \"nope\"] }\n"),
+            "s.toml:14: scale.smoke.pairs.of: unknown benchmark 'nope' (see gpumux list)");
+  EXPECT_NE(error_of(base + "[[trend]]\nname = \"x\"\nexpr = \"mean(stp) >\"\n").find("s.toml:15: trend.expr: expected"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "[[figure]]\nname = \"Bad Name\"\ny = \"stp\"\n").find("s.toml:14: figure.name"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "[[figure]]\nname = \"f\"\nkind = \"pie\"\nx = \"a\"\ny = \"stp\"\n").find("'pie'"),
+            std::string::npos);
+  std::string no_full = base.substr(0, base.find("[scale.full]"));
+  EXPECT_EQ(error_of(no_full), "s.toml: scale.full: missing (every study has a quick and a full scale)");
+  std::string bad_policy = base;
+  bad_policy.replace(bad_policy.find("\"fcfs\""), 6, "\"lottery\"");
+  EXPECT_NE(error_of(bad_policy).find("s.toml:6: sweep.policies: unknown sharing policy 'lottery'"), std::string::npos);
+  EXPECT_NE(error_of("[sweep]\npolicies = [\"fcfs\"]\n[scale.quick]\n[scale.full]\n").find("no mixes"),
+            std::string::npos);
+  EXPECT_NE(error_of(base + "[classify]\nfrom = [\"gpu.num_sms=1\"]\nabove = \"C\"\nbelow = \"M\"\n").find("threshold"),
+            std::string::npos);
+}
+
+TEST(ExperimentStudy, LoadsTheShippedStudies) {
+  for (const char* dir : {"experiments/sharing-baselines", "tests/experiments/fixtures/tiny-study"})
+    for (const char* scale : {"quick", "full"}) {
+      Study s = load_study(std::filesystem::path(GPUMUX_SOURCE_DIR) / dir, scale);
+      EXPECT_FALSE(s.trends.empty()) << dir;
+      EXPECT_FALSE(s.figures.empty()) << dir;
+    }
+}
+
+}  // namespace
+}  // namespace gpumux::experiments
