@@ -209,6 +209,32 @@ TEST_F(SlurmExecutorTest, MaxParallelRunsOneAtATime) {
   for (size_t i = 1; i < spans.size(); ++i) EXPECT_LE(spans[i - 1].second, spans[i].first);
 }
 
+// The whole command: a tiny study run through Slurm gives byte for byte the
+// results of the local executor.
+TEST_F(SlurmExecutorTest, TinyStudyMatchesLocalExecutor) {
+  const fs::path study = fs::path(GPUMUX_SOURCE_DIR) / "tests/experiments/fixtures/tiny-study";
+  auto run = [&](const fs::path& out, std::vector<std::string> executor) {
+    std::vector<std::string> argv{GPUMUX_BINARY, "experiment", "run", study.string(), "--scale", "smoke",
+                                  "--out", out.string()};
+    argv.insert(argv.end(), executor.begin(), executor.end());
+    return run_process(argv);
+  };
+  const fs::path local = root_ / "local", slurm = root_ / "slurm";
+  ProcessResult a = run(local, {"--executor", "local"});
+  ASSERT_EQ(a.exit_code, 0) << a.out << a.err;
+  ProcessResult b = run(slurm, {"--executor", "slurm", "--mem", "1G", "--time", "00:10:00"});
+  ASSERT_EQ(b.exit_code, 0) << b.out << b.err;
+  EXPECT_TRUE(fs::exists(slurm / "slurm/1-w0-0.sbatch"));  // really through sbatch
+  EXPECT_FALSE(read(local / "results.csv").empty());
+  EXPECT_EQ(read(local / "results.csv"), read(slurm / "results.csv"));
+
+  // Run again: nothing left to do, nothing submitted.
+  b = run(slurm, {"--executor", "slurm"});
+  ASSERT_EQ(b.exit_code, 0) << b.out << b.err;
+  EXPECT_NE(b.out.find("0 to do"), std::string::npos) << b.out;
+  EXPECT_FALSE(fs::exists(slurm / "slurm/2-w0-0.sbatch"));
+}
+
 // Without a cluster: what the executor does when sbatch is not there or refuses.
 class SbatchErrors : public ::testing::Test {
  protected:
