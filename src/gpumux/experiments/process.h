@@ -1,6 +1,6 @@
-// Running a child process to completion, for the executors (sbatch, squeue,
-// run-one). No shell is involved: argv goes to execvp as is, so arguments need
-// no quoting.
+// Running a child process to completion (sbatch, squeue, the report script).
+// No shell is involved: argv reaches the program as is, so arguments need no
+// quoting.
 #pragma once
 
 #include <filesystem>
