@@ -182,7 +182,7 @@ SelectTypeParameters=CR_CPU_Memory
 SchedulerType=sched/backfill
 # Start jobs at once (tests wait for them) rather than batching scheduling.
 SchedulerParameters=batch_sched_delay=0,sched_interval=2
-JobAcctGatherType=jobacct_gather/linux
+JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/filetxt
 JobCompLoc=$dir/jobcomp.txt
