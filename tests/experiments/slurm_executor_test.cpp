@@ -74,7 +74,14 @@ class SlurmExecutorTest : public ::testing::Test {
     if (::geteuid() != 0 && run_process({"sudo", "-n", "true"}).exit_code != 0)
       GTEST_SKIP() << "the Slurm daemons need root: run as root or with passwordless sudo";
     cluster_started_ = true;  // a failed start may have left daemons: TearDown stops them
-    ProcessResult r = run_process({kScript.string(), "start", (root_ / "cluster").string()});
+    const std::string cluster = (root_ / "cluster").string();
+    // Should this process die without TearDown (a ctest timeout kills it), a
+    // watcher left behind stops the cluster.
+    run_process({"/bin/sh", "-c",
+                 fmt::format("(while kill -0 {} 2>/dev/null; do sleep 1; done; \"$0\" stop \"$1\") >/dev/null 2>&1 &",
+                             ::getpid()),
+                 kScript.string(), cluster});
+    ProcessResult r = run_process({kScript.string(), "start", cluster});
     if (r.exit_code == 77) GTEST_SKIP() << "cannot start a Slurm cluster here: " << r.err;
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ASSERT_EQ(r.out, "export SLURM_CONF=" + (root_ / "cluster/slurm.conf").string() + "\n");
