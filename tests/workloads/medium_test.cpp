@@ -19,25 +19,6 @@
 namespace gpumux::multitask {
 namespace {
 
-// The share of the run [start, end) during which at least one of the app's
-// launches had TBs on the GPU: the union of [first TB dispatch, finish] over
-// its launches, over the run's turnaround. Launch latency before the first TB
-// (and the gaps between dependent launches) counts as not busy, like copies.
-double kernel_fraction(const std::vector<frontend::KernelRecord>& kernels, const AppRun& run) {
-  std::vector<std::pair<Cycle, Cycle>> spans;
-  for (const frontend::KernelRecord& k : kernels)
-    if (k.app == 0 && k.done && k.finished > k.first_tb)
-      spans.emplace_back(std::max(k.first_tb, run.start), std::min(k.finished, run.end));
-  std::sort(spans.begin(), spans.end());
-  Cycle busy = 0, covered = run.start;  // covered: end of the union so far
-  for (auto [from, to] : spans) {
-    from = std::max(from, covered);
-    if (to > from) busy += to - from;
-    covered = std::max(covered, to);
-  }
-  return double(busy) / double(run.cycles());
-}
-
 constexpr double kTarget = 0.70;
 
 // Copies, per-step host round trips or launch latency bound these below the
@@ -68,7 +49,7 @@ TEST_P(WorkloadMedium, KernelsDominateTheTurnaround) {
   ASSERT_TRUE(a.error.empty()) << a.error;
   ASSERT_EQ(a.runs.size(), 1u);
   EXPECT_TRUE(a.runs[0].passed) << a.runs[0].detail;
-  const double fraction = kernel_fraction(r.kernels, a.runs[0]);
+  const double fraction = double(kernel_busy_cycles(r.kernels, 0, a.runs[0])) / double(a.runs[0].cycles());
   fmt::print("{}: kernel time {:.3f} of {} cycles, {} warp instructions, {:.2f} host s\n", spec.name,
              fraction, a.runs[0].cycles(), a.warp_insts, r.host_seconds);
   RecordProperty("kernel_fraction", fmt::format("{:.3f}", fraction));

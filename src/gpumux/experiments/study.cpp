@@ -246,6 +246,9 @@ Study parse_study(std::string_view text, const std::string& name, const std::fil
     Classify c;
     c.from = strings(ct, "from");
     if (c.from.empty()) ct.fail(*cn, "from", "missing: the overrides of the configuration compared with the base");
+    c.metric = ct.get<std::string>("metric", "\"cycles\" or \"kernel_cycles\"").value_or(c.metric);
+    if (c.metric != "cycles" && c.metric != "kernel_cycles")
+      ct.fail(*ct.node("metric"), "metric", fmt::format("'{}': expected \"cycles\" or \"kernel_cycles\"", c.metric));
     c.threshold = ct.get<double>("threshold", "a number").value_or(0);
     if (!(c.threshold > 0)) ct.fail(*cn, "threshold", "expected a speed-up > 0");
     c.above = ct.get<std::string>("above", "a class name").value_or("");

@@ -64,12 +64,14 @@ struct Sweep {
   std::optional<RandomMixes> random;
 };
 
-// Benchmark classes from scaling: speed-up = cycles alone under `from`
-// overrides / cycles alone under the base config; above the threshold the
-// class is `above`, else `below`. Rows get `class` (the app's) and
+// Benchmark classes from scaling: speed-up = time alone under `from`
+// overrides / time alone under the base config, the time being the
+// turnaround ("cycles") or the cycles its kernels occupy the GPU
+// ("kernel_cycles"); above the threshold the class is `above`, else `below`. Rows get `class` (the app's) and
 // `category` (the mix's classes, sorted, joined by "/").
 struct Classify {
   std::vector<std::string> from;
+  std::string metric = "cycles";
   double threshold = 0;
   std::string above, below;
 };

@@ -1,5 +1,6 @@
 #include "gpumux/multitask/runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -240,6 +241,21 @@ Baseline isolated(const AppSpec& a, const Config& config, const WorkloadFile& w,
 
 }  // namespace
 
+Cycle kernel_busy_cycles(const std::vector<frontend::KernelRecord>& kernels, uint32_t app, const AppRun& run) {
+  std::vector<std::pair<Cycle, Cycle>> spans;
+  for (const frontend::KernelRecord& k : kernels)
+    if (k.app == app && k.done && k.finished > k.first_tb)
+      spans.emplace_back(std::max(k.first_tb, run.start), std::min(k.finished, run.end));
+  std::sort(spans.begin(), spans.end());
+  Cycle busy = 0, covered = run.start;  // covered: end of the union so far
+  for (auto [from, to] : spans) {
+    from = std::max(from, covered);
+    if (to > from) busy += to - from;
+    covered = std::max(covered, to);
+  }
+  return busy;
+}
+
 bool RunResult::all_passed() const {
   for (const AppOutcome& a : apps)
     if (!a.error.empty() || a.runs.empty()) return false;
@@ -299,14 +315,17 @@ std::string format_summary(const RunResult& r) {
 nlohmann::json to_json(const RunResult& r) {
   using nlohmann::json;
   json apps = json::array();
-  for (const AppOutcome& a : r.apps) {
+  for (size_t i = 0; i < r.apps.size(); ++i) {
+    const AppOutcome& a = r.apps[i];
     json runs = json::array();
     for (const AppRun& run : a.runs)
       runs.push_back({{"start", run.start}, {"end", run.end}, {"cycles", run.cycles()}, {"passed", run.passed},
                       {"detail", run.detail}});
     apps.push_back({{"name", a.name}, {"benchmark", a.benchmark}, {"size", a.size}, {"arrival_cycle", a.arrival},
                     {"priority", a.priority}, {"runs", runs}, {"error", a.error}, {"warp_insts", a.warp_insts},
-                    {"shared", a.shared}, {"alone", a.alone}, {"unit", a.by_rate ? "cycles/warp_inst" : "cycles"}});
+                    {"shared", a.shared}, {"alone", a.alone}, {"unit", a.by_rate ? "cycles/warp_inst" : "cycles"},
+                    {"first_run_kernel_cycles",
+                     a.runs.empty() ? 0 : kernel_busy_cycles(r.kernels, uint32_t(i), a.runs[0])}});
   }
   json kernels = json::array();
   for (const frontend::KernelRecord& k : r.kernels)

@@ -72,6 +72,12 @@ struct RunResult {
 
 RunResult run_workload(const WorkloadFile& w, const RunOptions& o);
 
+// Cycles of `run` during which at least one launch of application `app` had
+// TBs on the GPU: the union of [first TB dispatch, finish] over its launches,
+// clipped to the run. Launch latency before the first TB, copies and host
+// work between launches count as not busy.
+Cycle kernel_busy_cycles(const std::vector<frontend::KernelRecord>& kernels, uint32_t app, const AppRun& run);
+
 // The readable summary table of a run.
 std::string format_summary(const RunResult& r);
 // Everything: apps, kernels, copies, metrics, statistics.
