@@ -71,6 +71,9 @@ TEST(ExperimentStudy, ErrorsNameFileLineAndKey) {
             std::string::npos);
   EXPECT_NE(error_of(base + "[classify]\nfrom = [\"gpu.num_sms=1\"]\nabove = \"C\"\nbelow = \"M\"\n").find("threshold"),
             std::string::npos);
+  EXPECT_NE(error_of(base + "[classify]\nfrom = [\"gpu.num_sms=1\"]\nmetric = \"ipc\"\n")
+                .find("s.toml:15: classify.metric: 'ipc': expected \"cycles\" or \"kernel_cycles\""),
+            std::string::npos);
 }
 
 TEST(ExperimentStudy, LoadsTheShippedStudies) {

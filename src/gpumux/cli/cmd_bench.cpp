@@ -1,7 +1,7 @@
 // gpumux bench: simulation speed of the timing model on a fixed set of
 // workloads (compute-bound and memory-bound) on the gtx980 and titanv presets.
 //
-//   gpumux bench [--size tiny|small] [--json FILE] [--workloads a,b] [--configs x,y]
+//   gpumux bench [--size tiny|medium|small] [--json FILE] [--workloads a,b] [--configs x,y]
 //                [--repeat N] [--linear]
 //
 // --repeat N runs each workload N times in a row on one simulated GPU (N times
@@ -210,7 +210,7 @@ void bench(const BenchOptions& o) {
 void add_bench_commands(CLI::App& app) {
   auto* b = app.add_subcommand("bench", "Measure simulation speed of the timing model on fixed workloads");
   static BenchOptions opt;
-  b->add_option("--size", opt.size, "Problem size of every workload")->check(CLI::IsMember({"tiny", "small"}));
+  b->add_option("--size", opt.size, "Problem size of every workload")->check(CLI::IsMember({"tiny", "medium", "small"}));
   b->add_option("--json", opt.json, "Also write the results as a JSON list to FILE");
   b->add_option("--workloads", opt.workloads, "Workloads to run")->delimiter(',');
   b->add_option("--configs", opt.configs, "GPU presets or config files")->delimiter(',');

@@ -1,7 +1,7 @@
 // gpumux list / gpumux verify: the workload library from the command line.
 //
 //   gpumux list [--detail] [--json]
-//   gpumux verify [NAME...] [--size tiny|small|large] [--seed N] [--functional]
+//   gpumux verify [NAME...] [--size tiny|medium|small|large] [--seed N] [--functional]
 //                 [-c PRESET_OR_FILE] [--set path.key=value]...
 //                 [--export-accelsim-trace DIR]
 //
@@ -30,6 +30,7 @@
 namespace gpumux::cli {
 namespace {
 
+using workloads::Size;
 using workloads::WorkloadSpec;
 
 // Kernel (.entry) names in PTX order, read from the text so that plain
@@ -85,7 +86,7 @@ void list_workloads(bool detail, bool json) {
       j["description"] = w->description;
       j["category"] = w->category;
       j["kernels"] = kernel_names(w->ptx);
-      j["sizes"] = {{"tiny", w->sizes[0]}, {"small", w->sizes[1]}, {"large", w->sizes[2]}};
+      for (Size z : workloads::all_sizes) j["sizes"][workloads::size_name(z)] = w->sizes[size_t(z)];
       if (detail) {
         try {
           nlohmann::json ks = nlohmann::json::array();
@@ -118,8 +119,9 @@ void list_workloads(bool detail, bool json) {
   for (const WorkloadSpec* w : all) {
     fmt::print("{:<{}}  {:<8}  {:<{}}  {}\n", w->name, name_w, w->category,
                join(kernel_names(w->ptx), ","), kern_w, w->description);
-    fmt::print("{:<{}}  sizes: tiny {} | small {} | large {}\n", "", name_w, w->sizes[0],
-               w->sizes[1], w->sizes[2]);
+    std::string sizes;
+    for (Size z : workloads::all_sizes) sizes += fmt::format("{}{} {}", sizes.empty() ? "" : " | ", workloads::size_name(z), w->sizes[size_t(z)]);
+    fmt::print("{:<{}}  sizes: {}\n", "", name_w, sizes);
     if (!detail) continue;
     try {
       for (const KernelInfo& k : kernel_details(*w))
@@ -215,7 +217,7 @@ void add_workload_commands(CLI::App& app) {
   static VerifyOptions opt;
   verify->add_option("names", opt.names, "Benchmarks to run (default: all)");
   verify->add_option("--size", opt.size, "Problem size: tiny, medium, small or large")
-      ->check(CLI::IsMember({"tiny", "small", "large"}));
+      ->check(CLI::IsMember({"tiny", "medium", "small", "large"}));
   verify->add_option("--seed", opt.seed, "Seed of the input generators");
   verify->add_flag("--functional", opt.functional,
                    "Functional execution only (default: the timing model, which also prints cycles)");
