@@ -3,6 +3,8 @@
 // (fake-run-one.sh). Suites naming "Slurm" carry the ctest label "slurm".
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include "env_var.h"
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,26 +33,7 @@ std::string read(const fs::path& p) {
   return s.str();
 }
 
-// Sets an environment variable until destroyed.
-class EnvVar {
- public:
-  EnvVar(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  EnvVar(const EnvVar&) = delete;
-  EnvVar& operator=(const EnvVar&) = delete;
-  ~EnvVar() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using test::EnvVar;
 
 // Records what the executor reports, in order.
 class RecordingSink : public ProgressSink {
@@ -85,7 +68,7 @@ class SlurmExecutorTest : public ::testing::Test {
     if (r.exit_code == 77) GTEST_SKIP() << "cannot start a Slurm cluster here: " << r.err;
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ASSERT_EQ(r.out, "export SLURM_CONF=" + (root_ / "cluster/slurm.conf").string() + "\n");
-    env_.emplace_back(std::make_unique<EnvVar>("SLURM_CONF", (root_ / "cluster/slurm.conf").string()));
+    env_.emplace_back(std::make_unique<EnvVar>("SLURM_CONF", (root_ / "cluster/slurm.conf").c_str()));
     env_.emplace_back(std::make_unique<EnvVar>("GPUMUX_SLURM_POLL_SECONDS", "0.5"));
   }
   void TearDown() override {
@@ -262,7 +245,7 @@ class SbatchErrors : public ::testing::Test {
 };
 
 TEST_F(SbatchErrors, MissingSbatchIsAnApiError) {
-  EnvVar path("PATH", (dir_ / "bin").string());
+  EnvVar path("PATH", (dir_ / "bin").c_str());
   try {
     make_executor("slurm")->execute({t_}, o_, sink_);
     FAIL() << "no ApiError";
@@ -275,7 +258,7 @@ TEST_F(SbatchErrors, MissingSbatchIsAnApiError) {
 TEST_F(SbatchErrors, FailingSbatchIsAnApiErrorWithItsMessage) {
   std::ofstream(dir_ / "bin/sbatch") << "#!/bin/sh\necho 'sbatch: error: invalid partition specified' >&2\nexit 1\n";
   fs::permissions(dir_ / "bin/sbatch", fs::perms::owner_all);
-  EnvVar path("PATH", (dir_ / "bin").string());
+  EnvVar path("PATH", (dir_ / "bin").c_str());
   try {
     make_executor("slurm")->execute({t_}, o_, sink_);
     FAIL() << "no ApiError";

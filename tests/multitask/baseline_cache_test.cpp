@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include "env_var.h"
 #include <unistd.h>
 
 #include <cstdlib>
@@ -34,27 +36,7 @@ class TempDir {
   fs::path path_;
 };
 
-// Sets (or unsets, for nullptr) an environment variable for one scope.
-class EnvVar {
- public:
-  EnvVar(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-  ~EnvVar() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using test::EnvVar;
 
 TEST(BaselineCache, Fnv1a64KnownValues) {
   EXPECT_EQ(fnv1a64(""), 0xcbf29ce484222325ull);
