@@ -165,6 +165,27 @@ TEST(MultiAppRun, BaselinesAreCachedAndGiveTheMetrics) {
   std::filesystem::remove_all(dir);
 }
 
+// A single application under fcfs from cycle 0 is its own isolated run: its
+// result is cached as the baseline (what a study's first wave relies on), and
+// it equals the baseline a pair computes for the same application.
+TEST(MultiAppRun, AnIsolatedRunIsItsOwnCachedBaseline) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "gpumux-runner-test-own-baseline";
+  std::filesystem::remove_all(dir);
+  RunOptions o;
+  o.cache_dir = dir;
+  RunResult alone = run_workload(workload({app("pc")}, "fcfs"), o);
+  ASSERT_TRUE(alone.metrics);
+  EXPECT_EQ(alone.metrics->apps[0].ntt, 1.0);
+  EXPECT_EQ(alone.apps[0].alone, alone.apps[0].shared);
+  size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.path().extension() == ".json";
+  EXPECT_EQ(files, 1u);
+  o.use_cache = false;  // the pair computes pc's baseline itself
+  RunResult pair = run_workload(workload({app("pc"), app("histo", 0, 0, 2)}, "fcfs"), o);
+  EXPECT_EQ(pair.apps[0].alone, alone.apps[0].alone);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(MultiAppRun, OutputsHoldMetricsAndTimelineTracks) {
   WorkloadFile w = workload({app("pc"), app("histo")}, "smk-even");
   stats::Timeline t;

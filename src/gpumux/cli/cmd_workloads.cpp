@@ -120,7 +120,8 @@ void list_workloads(bool detail, bool json) {
     fmt::print("{:<{}}  {:<8}  {:<{}}  {}\n", w->name, name_w, w->category,
                join(kernel_names(w->ptx), ","), kern_w, w->description);
     std::string sizes;
-    for (Size z : workloads::all_sizes) sizes += fmt::format("{}{} {}", sizes.empty() ? "" : " | ", workloads::size_name(z), w->sizes[size_t(z)]);
+    for (Size z : workloads::all_sizes)
+      sizes += fmt::format("{}{} {}", sizes.empty() ? "" : " | ", workloads::size_name(z), w->sizes[size_t(z)]);
     fmt::print("{:<{}}  sizes: {}\n", "", name_w, sizes);
     if (!detail) continue;
     try {

@@ -86,7 +86,7 @@ class Planner {
     std::string config_dump;
     try {
       multitask::parse_workload(r.workload_toml, r.task.label, s_.dir);
-      config_dump = gpu::load_config(s_.gpu, set).dump();
+      config_dump = dump_of(set);
     } catch (const std::exception& e) {
       throw LoadError(fmt::format("{}: run '{}': {}", s_.file.string(), r.task.label, e.what()));
     }
@@ -98,8 +98,18 @@ class Planner {
   }
 
  private:
+  // The config dump of the study's GPU with `set`, loaded once per distinct set
+  // (a study has few config variants and thousands of runs).
+  const std::string& dump_of(const std::vector<std::string>& set) {
+    std::string id = fmt::format("{}", fmt::join(set, "\n"));
+    auto it = dumps_.find(id);
+    if (it == dumps_.end()) it = dumps_.emplace(id, gpu::load_config(s_.gpu, set).dump()).first;
+    return it->second;
+  }
+
   const Study& s_;
   std::filesystem::path out_;
+  std::map<std::string, std::string> dumps_;
 };
 
 }  // namespace

@@ -185,6 +185,12 @@ struct Baseline {
   uint64_t warp_insts = 0;
 };
 
+// What an application's only run measured, when it passed.
+std::optional<Baseline> measured_alone(const AppOutcome& out) {
+  if (!out.ok() || !out.runs[0].passed) return std::nullopt;
+  return Baseline{double(out.runs[0].cycles()), out.warp_insts};
+}
+
 std::string baseline_key(const AppSpec& a, const Config& config) {
   return fmt::format("gpumux isolated run v1\nbuild {}\n{}\nconfig\n{}", build_id(), a.identity(), config.dump());
 }
@@ -231,12 +237,12 @@ Baseline isolated(const AppSpec& a, const Config& config, const WorkloadFile& w,
   }
   RunResult r = simulate(isolated_workload(a, w), config, nullptr);
   const AppOutcome& out = r.apps[0];
-  if (!out.ok() || !out.runs[0].passed)
+  std::optional<Baseline> b = measured_alone(out);
+  if (!b)
     throw ApiError(fmt::format("isolated run of {} ({}) failed: {}", a.name, a.program(),
                                out.error.empty() ? out.runs.at(0).detail : out.error));
-  Baseline b{double(out.runs[0].cycles()), out.warp_insts};
-  store(cache, key, b);
-  return b;
+  store(cache, key, *b);
+  return *b;
 }
 
 }  // namespace
@@ -271,10 +277,9 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
   for (AppOutcome& a : r.apps) measure(a, w.run, r.cycles);
   if (!o.baselines) return r;
   std::vector<AppTimes> times;
-  std::optional<Baseline> own;
-  if (is_isolated_run(w) && r.apps[0].ok() && r.apps[0].runs[0].passed) {
-    // The run is its own baseline: use and cache it rather than simulate it again.
-    own = Baseline{double(r.apps[0].runs[0].cycles()), r.apps[0].warp_insts};
+  // A run that is its own baseline is used and cached rather than simulated again.
+  std::optional<Baseline> own = is_isolated_run(w) ? measured_alone(r.apps[0]) : std::nullopt;
+  if (own) {
     std::optional<BaselineCache> cache = open_cache(o);
     store(cache, baseline_key(w.apps[0], config), *own);
   }
