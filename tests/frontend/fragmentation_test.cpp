@@ -20,7 +20,7 @@ const std::string kPtx = std::string(GPUMUX_SOURCE_DIR) + "/tests/timing/kernels
 struct OneSm {
   explicit OneSm(uint64_t last_smem)
       : config(Config::build(std::string(GPUMUX_SOURCE_DIR) + "/configs/gtx980.toml",
-                             std::vector<std::string>{"gpu.num_sms=1", "frontend.launch_latency=10",
+                             std::vector<std::string>{"gpu.num_sms=1", "frontend.launch_latency=10", "frontend.max_active_kernels=4",
                                                       "frontend.check_invariants=true"})),
         dev(timing::make_device(config.values())) {
     const int iters[4] = {3000, 10, 3000, 10};

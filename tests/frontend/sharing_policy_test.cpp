@@ -68,8 +68,9 @@ std::vector<uint32_t> range(uint32_t begin, uint32_t end) {
 }
 
 TEST(SharingPolicies, RegistryKnowsEveryPolicyAndRejectsUnknownNames) {
-  EXPECT_EQ(sharing_policy_names(), (std::vector<std::string>{"fcfs", "spatial-even", "spatial-smart", "smk-even",
-                                                               "smk-drf", "smk-quota"}));
+  EXPECT_EQ(sharing_policy_names(),
+            (std::vector<std::string>{"fcfs", "spatial-even", "spatial-smart", "smk-even", "smk-drf", "smk-quota",
+                                      "kernel-fcfs", "npq", "ppq", "dss"}));
   for (const std::string& n : sharing_policy_names()) EXPECT_EQ(make_sharing_policy(n)->name(), n);
   try {
     make_sharing_policy("lottery");

@@ -73,6 +73,7 @@ struct SmParams {
   uint32_t fetch_latency = 4;
   uint32_t lsu_queue = 8;
   uint32_t mem_ops_per_warp = 8;
+  uint32_t warp_context_bytes = 128;
   SmLatencyParams latency;
   SmIntervalParams interval;
 
@@ -109,6 +110,10 @@ struct SmParams {
     d.param("mem_ops_per_warp", &SmParams::mem_ops_per_warp, "instructions",
             "outstanding loads/stores/atomics per warp (scoreboard entries for memory)")
         .range(1, 32);
+    d.param("warp_context_bytes", &SmParams::warp_context_bytes, "bytes",
+            "state a context switch saves per warp besides registers and shared memory (PC, SIMT stack, call "
+            "frames, barrier state)")
+        .range(0, 1 << 16);
     d.section("latency", &SmParams::latency, "functional unit latencies");
     d.section("interval", &SmParams::interval, "functional unit initiation intervals (per sub-core)");
     d.check([](const SmParams& p) -> std::string {

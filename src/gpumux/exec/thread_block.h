@@ -52,6 +52,8 @@ class ThreadBlock {
   const GridLaunch& launch() const { return *launch_; }
   Dim ctaid() const { return ctaid_; }
   uint32_t smid() const { return smid_; }
+  // A TB resumed after a context switch may run on another SM (%smid changes, as on hardware).
+  void set_smid(uint32_t smid) { smid_ = smid; }
   std::vector<Warp>& warps() { return warps_; }
   const std::vector<Warp>& warps() const { return warps_; }
   std::vector<uint8_t>& shared() { return shared_; }

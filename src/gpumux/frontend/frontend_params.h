@@ -9,19 +9,25 @@ namespace gpumux {
 
 struct FrontendParams {
   uint32_t launch_latency = 3000;  // core cycles (~2.7 us at 1.1 GHz)
-  uint32_t max_active_kernels = 32;
+  uint32_t max_active_kernels = 0;  // 0: the number of SMs
   bool check_invariants = false;
+  uint32_t preempt_every = 0;
 
   static void declare(ParamDecl<FrontendParams>& d) {
     d.param("launch_latency", &FrontendParams::launch_latency, "core cycles",
             "from a kernel reaching the head of its stream to its first TB dispatch (launch overhead)")
         .range(0, 1 << 30);
     d.param("max_active_kernels", &FrontendParams::max_active_kernels, "kernels",
-            "kernels dispatching TBs at once (hardware kernel dispatch table entries)")
-        .range(1, 1024);
+            "kernels dispatching TBs at once (hardware kernel dispatch table entries; 0: as many as SMs, which "
+            "allows one kernel per SM, thesis 5.2.3)")
+        .range(0, 1024);
     d.param("check_invariants", &FrontendParams::check_invariants, "",
             "after every TB placement, check the SM's resource accounting and the sharing policy's exclusivity "
             "(frontend/invariants.h; slow, for testing)");
+    d.param("preempt_every", &FrontendParams::preempt_every, "core cycles",
+            "preemption stress test: this often, every TB on the next SM (round-robin) is preempted with the "
+            "policy's mechanism and placed again later; 0: off (tests the preemption protocol on any workload)")
+        .range(0, 1 << 30);
   }
 };
 

@@ -6,8 +6,11 @@
 // resources, s holds fewer than quota(k, s) TBs of k and, for a spatial policy
 // (exclusive_sms()), s holds no TB of another kernel. The dispatcher calls
 // repartition() whenever the set of active kernels changes and when a kernel
-// dispatches its last TB; a partition change takes effect as running TBs
-// finish (no preemption).
+// dispatches its last TB or gets preempted TBs back to place. When a kernel
+// that may place TBs on an SM finds it held by TBs of other kernels beyond
+// what keep() allows them, the dispatcher takes those TBs back with the
+// policy's preemption mechanism (preemption/mechanism.h): drain (the
+// default: the TBs finish first), switch, flush or chimera.
 //
 // Policies are registered by name (policies/policies.inc, one line each, one
 // file per policy under policies/):
@@ -17,6 +20,10 @@
 //   smk-even       every SM shared: each kernel gets 1/n of every SM resource
 //   smk-drf        every SM shared by dominant-resource fairness (progressive filling)
 //   smk-quota      every SM shared: explicit TBs per SM per kernel of each application
+//   kernel-fcfs    thesis framework: each SM runs one kernel; idle SMs go to the kernels in arrival order
+//   npq            the same in priority order, never preempting (non-preemptive priority queues)
+//   ppq            preemptive priority queues: SMs are taken from lower-priority kernels
+//   dss            Dynamic Spatial Sharing: SM tokens per kernel (thesis algorithm 1)
 #pragma once
 
 #include <cstdint>
@@ -28,6 +35,7 @@
 #include <vector>
 
 #include "gpumux/core/error.h"
+#include "gpumux/frontend/preemption/mechanism.h"
 #include "gpumux/sm/kernel_instance.h"
 #include "gpumux/sm/sm.h"
 
@@ -43,6 +51,10 @@ struct ActiveKernel {
 // Parameters of the policies, from the workload file.
 struct PolicyOptions {
   std::map<uint32_t, uint32_t> tb_quota_by_app;  // smk-quota: TBs per SM per kernel of app id
+  PreemptionOptions preemption;                  // every policy
+  bool exclusive = true;  // ppq: lower-priority kernels get no SM while a higher-priority kernel is active
+  std::map<uint32_t, uint32_t> tokens_by_app;    // dss: SM tokens per kernel of app id (default: equal shares)
+  uint32_t num_apps = 1;                         // dss: applications sharing the GPU (equal shares)
 };
 
 class SharingPolicy {
@@ -61,6 +73,22 @@ class SharingPolicy {
   // Spatial policies: an SM hosts one kernel at a time; the dispatcher waits
   // until an SM holds no TB of another kernel before placing a TB there.
   virtual bool exclusive_sms() const { return false; }
+  // TBs of `k` that may stay on SM `sm` when another kernel may place TBs
+  // there; the dispatcher preempts the others. Default: its quota while it
+  // has TBs left to place, else all of them (a kernel with nothing left to
+  // place only finishes there; preempting it would queue its TBs again and
+  // make it claim SMs back).
+  virtual uint32_t keep(const ActiveKernel& k, uint32_t sm) const {
+    return k.tbs_left ? quota(*k.kernel, sm) : kUnlimited;
+  }
+  // Whether the dispatcher also repartitions when an SM becomes idle (dss).
+  virtual bool repartition_when_sm_idle() const { return false; }
+
+  const PreemptionOptions& preemption() const { return preemption_; }
+  void set_preemption(PreemptionOptions o) { preemption_ = std::move(o); }
+
+ private:
+  PreemptionOptions preemption_;
 };
 
 // Registered policies by name; LoadError listing the known names for an unknown one.

@@ -12,6 +12,7 @@ TbDispatcher::TbDispatcher(Engine& engine, DomainId core, const FrontendParams& 
                            std::unique_ptr<SharingPolicy> policy)
     : Component(engine, core, "frontend"), p_(p), policy_(std::move(policy)) {
   if (!policy_) policy_ = make_sharing_policy("fcfs");
+  mechanism_ = make_preemption_mechanism(policy_->preemption().mechanism);
 }
 
 TbDispatcher::~TbDispatcher() = default;
@@ -20,6 +21,11 @@ void TbDispatcher::register_stats(StatRegistry& reg) {
   reg.add("frontend.tbs_dispatched", tbs_dispatched_, "thread blocks placed on SMs");
   reg.add("frontend.fragmented_placements", fragmented_,
           "TB placements refused although enough registers and shared memory were free in total (fragmentation)");
+  reg.add("frontend.preempt.requests", preempt_requests_,
+          "preemptions of the kernel's TBs on one SM requested by the policy (any mechanism, drain included)");
+  reg.add("frontend.preempt.latency_cycles", preempt_latency_,
+          "sum over the kernel's preemptions of the cycles from request to its TBs having left the SM");
+  reg.add("frontend.preempt.tbs_resumed", tbs_resumed_, "switched or flushed TBs of the kernel placed again");
 }
 
 size_t TbDispatcher::enqueue(std::unique_ptr<sm::KernelInstance> k, uint32_t stream, std::string name) {
@@ -39,7 +45,10 @@ size_t TbDispatcher::enqueue(std::unique_ptr<sm::KernelInstance> k, uint32_t str
   ++pending_per_app_[k->app];
   StreamId s{k->app, stream};
   std::deque<Running>& q = streams_[s];
-  q.push_back(Running{std::move(k), records_.size() - 1});
+  Running r;
+  r.kernel = std::move(k);
+  r.record = records_.size() - 1;
+  q.push_back(std::move(r));
   if (q.size() == 1) make_head(s, now);
   return records_.size() - 1;
 }
@@ -58,7 +67,8 @@ std::vector<ActiveKernel> TbDispatcher::active_kernels() const {
   std::vector<ActiveKernel> v;
   v.reserve(active_.size());
   for (const Running* r : active_) {
-    v.push_back(ActiveKernel{r->kernel.get(), r->tbs_to_run() - r->next_tb, r->next_tb - r->tbs_done});
+    uint64_t queued = r->preempted.size();
+    v.push_back(ActiveKernel{r->kernel.get(), r->tbs_to_run() - r->next_tb + queued, r->next_tb - r->tbs_done - queued});
   }
   return v;
 }
@@ -80,7 +90,8 @@ bool TbDispatcher::activate(Cycle now, Cycle& next) {
     else
       ready.push_back(&r);
   }
-  if (ready.empty() || active_.size() >= p_.max_active_kernels) return false;
+  const size_t max_active = p_.max_active_kernels ? p_.max_active_kernels : std::max<size_t>(sms_.size(), 1);
+  if (ready.empty() || active_.size() >= max_active) return false;
   std::sort(ready.begin(), ready.end(), [](const Running* a, const Running* b) {
     if (a->kernel->priority != b->kernel->priority) return a->kernel->priority > b->kernel->priority;
     if (a->ready_at != b->ready_at) return a->ready_at < b->ready_at;
@@ -88,7 +99,7 @@ bool TbDispatcher::activate(Cycle now, Cycle& next) {
   });
   bool any = false;
   for (Running* r : ready) {
-    if (active_.size() >= p_.max_active_kernels) break;
+    if (active_.size() >= max_active) break;
     r->active = true;
     records_[r->record].activated = now;
     // Dispatch-priority order: priority (higher first), then activation order.
@@ -113,7 +124,23 @@ bool TbDispatcher::may_place(const Running& r, const sm::Sm& s) {
 
 Cycle TbDispatcher::tick(Cycle now) {
   Cycle next = kNever;
-  if (activate(now, next)) repartition();
+  if (activate(now, next)) {
+    repartition();
+    reclaim(now);
+  }
+  // A faulted launch places nothing more: its preempted TBs are dropped.
+  for (size_t i = 0; i < active_.size();) {
+    Running& r = *active_[i];
+    bool ended = false;
+    if (r.kernel->fault)
+      while (!ended && !r.preempted.empty()) {
+        r.preempted.pop_front();
+        ended = count_done(r, now);
+      }
+    if (!ended) ++i;
+  }
+  if (switch_after_) next = std::min(next, escalate(now));
+  if (p_.preempt_every && !active_.empty()) next = std::min(next, stress(now));
   // One TB per SM per cycle, SMs visited round-robin, kernels in dispatch-priority order.
   bool placed = false, last_dispatched = false, left = false;
   size_t n = sms_.size();
@@ -121,9 +148,17 @@ Cycle TbDispatcher::tick(Cycle now) {
     sm::Sm& s = *sms_[(next_sm_ + i) % n];
     for (Running* r : active_) {
       if (!r->tbs_left() || !may_place(*r, s)) continue;
-      if (r->next_tb == 0) records_[r->record].first_tb = now;
-      uint64_t tb = r->next_tb++;
-      s.start_tb(*r->kernel, tb);
+      uint64_t tb;
+      if (!r->preempted.empty()) {  // preempted TBs first
+        tb = r->preempted.front().index;
+        s.resume_tb(*r->kernel, std::move(r->preempted.front()));
+        r->preempted.pop_front();
+        tbs_resumed_[r->kernel->key].add();
+      } else {
+        if (r->next_tb == 0) records_[r->record].first_tb = now;
+        tb = r->next_tb++;
+        s.start_tb(*r->kernel, tb);
+      }
       tbs_dispatched_[r->kernel->key].add();
       if (sink_) sink_->tb_started(s.id(), *r->kernel, tb, now);
       if (p_.check_invariants) check_sm_invariants(s, *policy_, active_kernels());
@@ -133,7 +168,10 @@ Cycle TbDispatcher::tick(Cycle now) {
     }
   }
   next_sm_ = (next_sm_ + 1) % std::max<size_t>(n, 1);
-  if (last_dispatched) repartition();
+  if (last_dispatched) {
+    repartition();
+    reclaim(now);
+  }
   for (Running* r : active_) left |= r->tbs_left();
   // More TBs may be placed next cycle only if some were placed or the
   // partition changed; otherwise resources, quotas or exclusivity block them
@@ -142,14 +180,29 @@ Cycle TbDispatcher::tick(Cycle now) {
   return next;
 }
 
-void TbDispatcher::tb_done(uint32_t sm, sm::KernelInstance& k, uint64_t tb_index) {
+TbDispatcher::Running& TbDispatcher::running(const sm::KernelInstance& k) {
   auto it = std::find_if(active_.begin(), active_.end(), [&](Running* r) { return r->kernel.get() == &k; });
-  Running& r = **it;
+  return **it;
+}
+
+void TbDispatcher::tb_done(uint32_t sm, sm::KernelInstance& k, uint64_t tb_index) {
+  Running& r = running(k);
   wake();
-  if (sink_) sink_->tb_finished(sm, k, tb_index, engine().cycle(domain()));
-  // A faulted launch ends when the TBs it dispatched have been aborted.
-  if (++r.tbs_done < r.tbs_to_run()) return;
   Cycle now = engine().wake_cycle(domain());
+  if (sink_) sink_->tb_finished(sm, k, tb_index, engine().cycle(domain()));
+  if (!leaving_.empty()) tb_left(sm, k, tb_index, now, nullptr);
+  bool sm_idle = policy_->repartition_when_sm_idle() && sms_[sm]->resident_tbs() == 0;
+  if (!count_done(r, now) && sm_idle) {
+    repartition();
+    reclaim(now);
+  }
+}
+
+bool TbDispatcher::count_done(Running& r, Cycle now) {
+  // A faulted launch ends when the TBs it dispatched have been aborted.
+  if (++r.tbs_done < r.tbs_to_run() || !r.preempted.empty()) return false;
+  sm::KernelInstance& k = *r.kernel;
+  auto it = std::find(active_.begin(), active_.end(), &r);
   KernelRecord& rec = records_[r.record];
   rec.finished = now;
   rec.warp_insts = k.warp_insts;
@@ -163,7 +216,9 @@ void TbDispatcher::tb_done(uint32_t sm, sm::KernelInstance& k, uint64_t tb_index
   q.pop_front();  // destroys k
   if (!q.empty()) make_head(s, now);
   repartition();
+  reclaim(now);
   engine().stop();  // lets the host side see the completion
+  return true;
 }
 
 std::string TbDispatcher::describe_wait() const {

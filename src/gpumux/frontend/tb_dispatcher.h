@@ -14,9 +14,18 @@
 // whose TB fits the SM's free resources, that holds fewer TBs there than its
 // quota under the policy's partition, and, for a spatial policy
 // (exclusive_sms()), only on an SM holding no TB of another kernel. The policy
-// repartitions when a kernel is activated or finishes and when a kernel
-// dispatches its last TB; a partition change takes effect as TBs finish (no
-// preemption). PartitionError from the policy propagates out of the engine.
+// repartitions when a kernel is activated or finishes, when a kernel
+// dispatches its last TB and when preempted TBs of a kernel with none left
+// come back. After each repartition, TBs that hold an SM another kernel may
+// use, beyond what the policy lets them keep, are preempted with the policy's
+// mechanism (docs/preemption.md); preempted TBs wait in their kernel's
+// preempted-TB queue and are placed again before its new TBs, on any SM.
+// PartitionError from the policy propagates out of the engine.
+//
+// The thesis's scheduling framework (chapter 5.2.3) maps onto this: command
+// buffers are the stream queues, the active queue and Kernel Status Register
+// Table are the active kernels (Running), the SM Status Table is
+// sm_status_table(), and the Preempted TB Queues are Running::preempted.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +33,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <tuple>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,8 +60,35 @@ struct KernelRecord {
   // sm::KernelInstance::fault at completion).
   std::exception_ptr fault;
   Cycle cycles() const { return finished - activated; }
+  uint64_t tbs_preempted = 0;  // times one of its TBs was switched or flushed
   // Warp instructions per cycle from its first TB dispatch to its end.
   double ipc() const { return finished > first_tb ? double(warp_insts) / double(finished - first_tb) : 0.0; }
+};
+
+// One preemption: TBs of one kernel taken back from one SM, in core cycles.
+struct PreemptionRecord {
+  uint32_t sm = 0, kernel = 0, app = 0;
+  std::string label;      // the preempted kernel
+  std::string mechanism;  // of the policy
+  Cycle requested = 0;
+  Cycle freed = 0;        // the last of its TBs left the SM (finished, saved or flushed)
+  uint32_t tbs = 0, drained = 0, switched = 0, flushed = 0;
+  uint32_t left = 0;      // TBs still on the SM
+  uint64_t bytes_saved = 0, insts_discarded = 0;
+  bool escalated = false;  // hybrid: its draining TBs were switched after switch_after_us
+  std::vector<uint64_t> tb_indices;
+  bool done() const { return left == 0; }
+  Cycle latency() const { return freed - requested; }
+};
+
+// The thesis's SM Status Table entry of one SM.
+enum class SmState : uint8_t { Idle, Running, Reserved };
+const char* sm_state_name(SmState s);
+struct SmStatus {
+  SmState state = SmState::Idle;
+  std::vector<uint32_t> kernels;  // ids of the kernels with TBs on it
+  uint32_t running_tbs = 0;
+  int64_t next = -1;              // reserved: the kernel it is being freed for
 };
 
 // Told of every TB start and end and of every kernel's completion (the
@@ -62,6 +99,10 @@ class TbEventSink {
   virtual void tb_started(uint32_t sm, const sm::KernelInstance& k, uint64_t tb, Cycle now) = 0;
   virtual void tb_finished(uint32_t sm, const sm::KernelInstance& k, uint64_t tb, Cycle now) = 0;
   virtual void kernel_finished(const KernelRecord& r) = 0;
+  // A TB left its SM before finishing (switched or flushed).
+  virtual void tb_preempted(uint32_t, const sm::KernelInstance&, uint64_t, Cycle) {}
+  // Every TB of a preemption request has left its SM.
+  virtual void preemption_done(const PreemptionRecord&) {}
 };
 
 class TbDispatcher : public Component, public sm::TbDoneListener {
@@ -71,12 +112,17 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   ~TbDispatcher() override;
 
   void attach(std::vector<sm::Sm*> sms) { sms_ = std::move(sms); }
+  // What the preemption mechanism needs to turn budgets into cycles and
+  // bytes into time: the core clock and one SM's share of DRAM bandwidth.
+  void set_preemption_clock(double core_mhz, double sm_bytes_per_cycle);
   void register_stats(StatRegistry& reg);
   // Queues `k` on stream (app, stream); returns its index in records().
   size_t enqueue(std::unique_ptr<sm::KernelInstance> k, uint32_t stream, std::string name);
   // No queued or running kernel of `app`.
   bool app_idle(uint32_t app) const;
   const std::vector<KernelRecord>& records() const { return records_; }
+  const std::vector<PreemptionRecord>& preemptions() const { return preemptions_; }
+  std::vector<SmStatus> sm_status_table() const;
   SharingPolicy& policy() { return *policy_; }
   const SharingPolicy& policy() const { return *policy_; }
   // The active kernels in dispatch-priority order, as the policy sees them.
@@ -87,6 +133,7 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   Cycle tick(Cycle now) override;
   std::string describe_wait() const override;
   void tb_done(uint32_t sm, sm::KernelInstance& k, uint64_t tb_index) override;
+  void tb_preempted(uint32_t sm, sm::KernelInstance& k, sm::PreemptedTb tb) override;
 
  private:
   struct Running {
@@ -95,9 +142,10 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
     uint64_t next_tb = 0, tbs_done = 0;
     Cycle ready_at = kNever;  // when it may become active (head of its stream + launch latency)
     bool active = false;
+    std::deque<sm::PreemptedTb> preempted;  // Preempted TB Queue: placed again first
     // TBs the launch runs in all: a faulted launch dispatches no more.
     uint64_t tbs_to_run() const { return kernel->fault ? next_tb : kernel->grid.num_tbs(); }
-    bool tbs_left() const { return next_tb < tbs_to_run(); }
+    bool tbs_left() const { return next_tb < tbs_to_run() || !preempted.empty(); }
   };
   using StreamId = std::pair<uint32_t, uint32_t>;  // (app, stream)
 
@@ -105,7 +153,22 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   bool activate(Cycle now, Cycle& next);
   bool may_place(const Running& r, const sm::Sm& s);  // counts fragmentation
   void repartition();
+  Running& running(const sm::KernelInstance& k);
+  // A TB of r is done (finished, aborted or dropped); after its last, ends
+  // the launch (destroying r) and returns true.
+  bool count_done(Running& r, Cycle now);
 
+  // Preemption (tb_dispatcher_preempt.cpp).
+  // Preempts, on every SM some kernel may place TBs on, the TBs other
+  // kernels hold beyond what the policy lets them keep.
+  void reclaim(Cycle now);
+  void request_preemption(sm::Sm& s, Running& victim, uint32_t n, Cycle now);
+  // A TB of a preemption request has left its SM.
+  void tb_left(uint32_t sm, const sm::KernelInstance& k, uint64_t tb, Cycle now, const sm::PreemptedTb* p);
+  // Hybrid: switches TBs still draining past the deadline; returns the next deadline.
+  Cycle escalate(Cycle now);
+  // frontend.preempt_every: preempts every TB of the next SM; returns when to do it again.
+  Cycle stress(Cycle now);
   FrontendParams p_;
   std::unique_ptr<SharingPolicy> policy_;
   std::vector<sm::Sm*> sms_;
@@ -115,7 +178,17 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   std::vector<uint32_t> pending_per_app_;  // queued or running kernels
   size_t next_sm_ = 0;
   TbEventSink* sink_ = nullptr;
+  std::unique_ptr<PreemptionMechanism> mechanism_;
+  PreemptionEstimates estimates_;
+  Cycle switch_after_ = 0;  // hybrid, core cycles (0: never)
+  Cycle next_stress_ = 0;   // frontend.preempt_every: next forced preemption
+  size_t stress_sm_ = 0;
+  std::vector<PreemptionRecord> preemptions_;
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, size_t> leaving_;  // (sm, kernel id, TB) -> request
+  std::vector<sm::ResidentTb> resident_scratch_;
+  std::vector<PreemptChoice> choice_scratch_;
   KeyedCounter tbs_dispatched_;
+  KeyedCounter preempt_requests_, preempt_latency_, tbs_resumed_;  // by the preempted kernel
   // Placements refused only because the free registers or shared memory of
   // the SM were not contiguous (first-fit allocation leaves holes).
   KeyedCounter fragmented_;

@@ -21,6 +21,11 @@ Gpu::Gpu(const GpuConfig& cfg, std::unique_ptr<frontend::SharingPolicy> policy)
     ptrs.push_back(sms_.back().get());
   }
   dispatcher_->attach(std::move(ptrs));
+  // Peak DRAM bandwidth over the SMs: what a context save can expect (thesis 5.3, table 5.2).
+  const mem::DramParams& d = cfg_.dram;
+  double dram_bytes_per_core_cycle = double(cfg_.gpu.num_partitions) * d.bus_bytes * d.data_rate *
+                                     cfg_.clock.dram_mhz / cfg_.clock.core_mhz;
+  dispatcher_->set_preemption_clock(cfg_.clock.core_mhz, dram_bytes_per_core_cycle / cfg_.gpu.num_sms);
   engine_.set_watchdog(clocks_.core, cfg_.sim.watchdog_cycles);
 }
 

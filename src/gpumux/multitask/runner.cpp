@@ -25,16 +25,31 @@ class TbSpanRecorder : public frontend::TbEventSink {
     started_[{sm, k.id, tb}] = now;
   }
   void tb_finished(uint32_t sm, const sm::KernelInstance& k, uint64_t tb, Cycle now) override {
+    end_span(sm, k, tb, now, false);
+  }
+  void tb_preempted(uint32_t sm, const sm::KernelInstance& k, uint64_t tb, Cycle now) override {
+    end_span(sm, k, tb, now, true);
+  }
+  void kernel_finished(const frontend::KernelRecord&) override {}
+  // Each preemption on its SM's "preemptions" track, from request to the SM being free.
+  void preemption_done(const frontend::PreemptionRecord& p) override {
+    uint32_t track = t_.track("GPU", fmt::format("SM {:>3} preemptions", p.sm));
+    t_.span(track, fmt::format("{} {}", p.mechanism, p.label), double(p.requested) / mhz_,
+            double(p.latency()) / mhz_,
+            {{"launch", p.kernel}, {"app", p.app}, {"tbs", p.tbs}, {"drained", p.drained}, {"switched", p.switched},
+             {"flushed", p.flushed}, {"bytes_saved", p.bytes_saved}, {"insts_discarded", p.insts_discarded}});
+  }
+
+ private:
+  void end_span(uint32_t sm, const sm::KernelInstance& k, uint64_t tb, Cycle now, bool preempted) {
     auto it = started_.find({sm, k.id, tb});
     if (it == started_.end()) return;
     uint32_t track = t_.track("GPU", fmt::format("SM {:>3}", sm));
     t_.span(track, k.label, double(it->second) / mhz_, double(now - it->second) / mhz_,
-            {{"tb", tb}, {"launch", k.id}, {"app", k.app}});
+            {{"tb", tb}, {"launch", k.id}, {"app", k.app}, {"preempted", preempted}});
     started_.erase(it);
   }
-  void kernel_finished(const frontend::KernelRecord&) override {}
 
- private:
   stats::Timeline& t_;
   double mhz_;
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, Cycle> started_;
@@ -154,6 +169,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
   result.cycles = g.core_cycle();
   result.warp_insts = g.warp_instructions();
   result.kernels = g.dispatcher().records();
+  result.preemptions = g.dispatcher().preemptions();
   result.copies = g.copy_engine().records();
   for (size_t i = 0; i < n; ++i) result.apps[i].warp_insts = app_warp_insts(g, uint32_t(i));
   result.stats = stats::to_json(g.stats(), g.keys());
@@ -314,6 +330,24 @@ std::string format_summary(const RunResult& r) {
   if (r.metrics)
     s += fmt::format("STP {:.3f}   ANTT {:.3f}   fairness {:.3f}\n", r.metrics->stp, r.metrics->antt,
                      r.metrics->fairness);
+  if (!r.preemptions.empty()) {
+    uint64_t drained = 0, switched = 0, flushed = 0, bytes = 0, done = 0;
+    Cycle latency = 0, worst = 0;
+    for (const frontend::PreemptionRecord& p : r.preemptions) {
+      drained += p.drained;
+      switched += p.switched;
+      flushed += p.flushed;
+      bytes += p.bytes_saved;
+      if (!p.done()) continue;
+      ++done;
+      latency += p.latency();
+      worst = std::max(worst, p.latency());
+    }
+    s += fmt::format("preemptions ({}): {} requests, TBs drained {} / switched {} / flushed {}, {:.1f} KB saved, "
+                     "latency mean {:.0f} max {} cycles\n",
+                     r.preemptions.front().mechanism, r.preemptions.size(), drained, switched, flushed,
+                     double(bytes) / 1024, done ? double(latency) / double(done) : 0.0, worst);
+  }
   return s;
 }
 
@@ -344,10 +378,18 @@ nlohmann::json to_json(const RunResult& r) {
     copies.push_back({{"app", c.app}, {"dir", frontend::to_string(c.dir)}, {"bytes", c.bytes},
                       {"submitted_ps", c.submitted}, {"started_ps", c.started}, {"finished_ps", c.finished},
                       {"engine", c.engine}, {"done", c.done}});
+  json preemptions = json::array();
+  for (const frontend::PreemptionRecord& p : r.preemptions)
+    preemptions.push_back({{"sm", p.sm}, {"launch", p.kernel}, {"app", p.app}, {"label", p.label},
+                           {"mechanism", p.mechanism}, {"requested", p.requested}, {"freed", p.freed},
+                           {"latency_cycles", p.done() ? p.latency() : 0}, {"done", p.done()}, {"tbs", p.tbs},
+                           {"drained", p.drained}, {"switched", p.switched}, {"flushed", p.flushed},
+                           {"bytes_saved", p.bytes_saved}, {"insts_discarded", p.insts_discarded},
+                           {"escalated", p.escalated}});
   json out = {{"gpu", r.gpu},         {"policy", r.policy},   {"cycles", r.cycles},
               {"warp_insts", r.warp_insts}, {"host_seconds", r.host_seconds},
               {"stopped_by_limit", r.stopped_by_limit}, {"apps", apps}, {"kernels", kernels},
-              {"copies", copies}, {"statistics", r.stats}};
+              {"copies", copies}, {"preemptions", preemptions}, {"statistics", r.stats}};
   out["metrics"] = r.metrics ? to_json(*r.metrics) : json(nullptr);
   return out;
 }

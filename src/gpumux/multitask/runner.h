@@ -65,6 +65,7 @@ struct RunResult {
   std::vector<AppOutcome> apps;
   std::vector<frontend::KernelRecord> kernels;
   std::vector<frontend::CopyRecord> copies;
+  std::vector<frontend::PreemptionRecord> preemptions;
   std::optional<WorkloadMetrics> metrics;  // with baselines, when every app has a time
   nlohmann::json stats;                    // the statistics registry (stats/writers.h)
   bool all_passed() const;

@@ -127,6 +127,48 @@ RunRule parse_run_rule(StrictTable& parent) {
   return run;
 }
 
+namespace {
+
+// The preemption keys of [policy]. Each option must take effect: it is
+// refused with a mechanism or policy that would ignore it.
+void parse_preemption(StrictTable& pt, WorkloadFile& w) {
+  frontend::PreemptionOptions& po = w.policy_options.preemption;
+  if (auto m = pt.get<std::string>("preemption", "a preemption mechanism name")) {
+    auto known = frontend::preemption_mechanism_names();
+    if (std::find(known.begin(), known.end(), *m) == known.end())
+      pt.fail(*pt.node("preemption"), "preemption",
+              fmt::format("unknown preemption mechanism '{}' (known: {})", *m, fmt::join(known, ", ")));
+    po.mechanism = *m;
+  }
+  auto microseconds = [&](const char* key, double& out) {
+    auto v = pt.get<double>(key, "a number of microseconds");
+    if (!v) return false;
+    if (!(*v >= 0 && *v <= 1e6)) pt.fail(*pt.node(key), key, "expected microseconds in [0, 1e6]");
+    out = *v;
+    return true;
+  };
+  auto only_with = [&](const char* key, bool ok, std::string_view what) {
+    if (!ok) pt.fail(*pt.node(key), key, fmt::format("only used with {}", what));
+  };
+  if (microseconds("latency_budget_us", po.latency_budget_us))
+    only_with("latency_budget_us", po.mechanism == "chimera", "preemption = \"chimera\"");
+  if (microseconds("switch_after_us", po.switch_after_us))
+    only_with("switch_after_us", po.mechanism == "drain" || po.mechanism == "chimera",
+              "preemption = \"drain\" or \"chimera\" (hybrid: TBs still draining are then switched)");
+  if (auto live = pt.get<bool>("live_registers", "true or false")) {
+    po.save.live_registers_only = *live;
+    only_with("live_registers",
+              po.mechanism == "switch" || po.mechanism == "chimera" || po.switch_after_us > 0,
+              "a mechanism that switches contexts (switch, chimera, or drain with switch_after_us)");
+  }
+  if (auto ex = pt.get<bool>("exclusive", "true or false")) {
+    w.policy_options.exclusive = *ex;
+    only_with("exclusive", w.policy == "ppq", "policy ppq");
+  }
+}
+
+}  // namespace
+
 WorkloadFile parse_workload(std::string_view text, const std::string& name, const std::filesystem::path& dir) {
   toml::table root = parse_toml(text, name);
   WorkloadFile w;
@@ -150,17 +192,22 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
   }
   uint64_t seed = uint64_t(top.integer("seed", 0, int64_t(1) << 62).value_or(1));
 
-  std::map<std::string, std::pair<uint32_t, const toml::node*>> quota_by_name;
+  // Per-app tables of [policy] (tb_quota, tokens), by app name until the apps are read.
+  using ByName = std::map<std::string, std::pair<uint32_t, const toml::node*>>;
+  std::map<std::string, ByName> by_app_name;
   if (const toml::node* pn = top.node("policy")) {
     StrictTable pt(as_table(top, "policy", *pn), "policy", w.source);
     w.policy = pt.get<std::string>("name", "a policy name").value_or("fcfs");
-    if (const toml::node* q = pt.node("tb_quota")) {
-      StrictTable qt(as_table(pt, "tb_quota", *q), "policy.tb_quota", w.source);
-      for (const auto& [key, n] : *q->as_table()) {
-        auto v = qt.integer(key.str(), 1, 1 << 20);
-        quota_by_name[std::string(key.str())] = {uint32_t(*v), &n};
+    for (std::string key : {"tb_quota", "tokens"}) {
+      const toml::node* q = pt.node(key);
+      if (!q) continue;
+      StrictTable qt(as_table(pt, key, *q), fmt::format("policy.{}", key), w.source);
+      for (const auto& [name, n] : *q->as_table()) {
+        auto v = qt.integer(name.str(), key == "tokens" ? 0 : 1, 1 << 20);
+        by_app_name[key][std::string(name.str())] = {uint32_t(*v), &n};
       }
     }
+    parse_preemption(pt, w);
     pt.finish();
   }
 
@@ -211,13 +258,18 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
         throw LoadError(fmt::format("{}: {}: app name '{}' is used twice", where(at, w.source), path, a.name));
     w.apps.push_back(std::move(a));
   }
-  for (const auto& [qname, q] : quota_by_name) {
-    auto it = std::find_if(w.apps.begin(), w.apps.end(), [&](const AppSpec& a) { return a.name == qname; });
-    if (it == w.apps.end())
-      throw LoadError(fmt::format("{}: policy.tb_quota.{}: no app named '{}'", where(*q.second, w.source), qname, qname));
-    w.policy_options.tb_quota_by_app[uint32_t(it - w.apps.begin())] = q.first;
+  for (auto& [key, entries] : by_app_name) {
+    auto& by_app = key == "tokens" ? w.policy_options.tokens_by_app : w.policy_options.tb_quota_by_app;
+    for (const auto& [qname, q] : entries) {
+      auto it = std::find_if(w.apps.begin(), w.apps.end(), [&](const AppSpec& a) { return a.name == qname; });
+      if (it == w.apps.end())
+        throw LoadError(
+            fmt::format("{}: policy.{}.{}: no app named '{}'", where(*q.second, w.source), key, qname, qname));
+      by_app[uint32_t(it - w.apps.begin())] = q.first;
+    }
   }
   top.finish();
+  w.policy_options.num_apps = uint32_t(w.apps.size());
   validate(w);
   return w;
 }
@@ -249,6 +301,8 @@ void validate(const WorkloadFile& w) {
   } else if (!w.policy_options.tb_quota_by_app.empty()) {
     throw LoadError(fmt::format("{}: policy.tb_quota is only used by smk-quota, not by '{}'", w.source, w.policy));
   }
+  if (w.policy != "dss" && !w.policy_options.tokens_by_app.empty())
+    throw LoadError(fmt::format("{}: policy.tokens is only used by dss, not by '{}'", w.source, w.policy));
 }
 
 }  // namespace gpumux::multitask

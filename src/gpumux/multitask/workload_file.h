@@ -9,6 +9,12 @@
 //   [policy]
 //   name = "smk-quota"                  # a registered sharing policy (gpumux run --list-policies)
 //   tb_quota = { sgemm = 2, stencil = 6 }   # smk-quota: TBs per SM per kernel, by app name
+//   preemption = "switch"               # how SMs are taken back: drain (default), switch, flush, chimera
+//   latency_budget_us = 15              # chimera: preemption latency target
+//   switch_after_us = 20                # drain/chimera: switch TBs still draining after this (hybrid)
+//   live_registers = true               # a context switch saves only live registers
+//   exclusive = true                    # ppq: lower priorities get no SM while a higher one is active
+//   tokens = { sgemm = 8, lbm = 5 }     # dss: SMs each app's kernels may hold (default: equal shares)
 //
 //   [run]
 //   until = "completions"               # or "cycles"

@@ -120,9 +120,18 @@ void uses_and_defs(const Instruction& in, std::vector<uint32_t>& uses, std::vect
   for (const Operand& o : in.call_rets) operand_regs(o, defs);
 }
 
-// Peak number of simultaneously live 32-bit register units in one function.
-uint32_t peak_live_units(const Function& f) {
-  if (f.insts.empty() || f.num_regs == 0) return 0;
+// Live registers of one function: per instruction, the 32-bit register units
+// live before it (what a context switch at that pc must keep), and the peak
+// over the function including results written but never read.
+struct Liveness {
+  std::vector<uint32_t> before;
+  uint32_t peak = 0;
+};
+
+Liveness analyse_liveness(const Function& f) {
+  Liveness out;
+  out.before.assign(f.insts.size(), 0);
+  if (f.insts.empty() || f.num_regs == 0) return out;
   std::vector<uint8_t> units(f.num_regs);
   for (uint32_t r = 0; r < f.num_regs; ++r) units[r] = type_size(f.reg_types[r]) > 4 ? 2 : 1;
   const Cfg g = build_cfg(f);
@@ -147,12 +156,12 @@ uint32_t peak_live_units(const Function& f) {
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t b = nb; b-- > 0;) {
-      std::vector<uint64_t>& out = live_out[b];
+      std::vector<uint64_t>& lo = live_out[b];
       for (uint32_t s : g.blocks[b].succs)
         if (s != g.exit())
-          for (size_t w = 0; w < words; ++w) out[w] |= live_in[s][w];
+          for (size_t w = 0; w < words; ++w) lo[w] |= live_in[s][w];
       for (size_t w = 0; w < words; ++w) {
-        uint64_t in = gen[b][w] | (out[w] & ~kill[b][w]);
+        uint64_t in = gen[b][w] | (lo[w] & ~kill[b][w]);
         if (in != live_in[b][w]) {
           live_in[b][w] = in;
           changed = true;
@@ -161,7 +170,6 @@ uint32_t peak_live_units(const Function& f) {
     }
   }
   // Walk each block backwards from its live-out set.
-  uint32_t peak = 0;
   for (size_t b = 0; b < nb; ++b) {
     LiveSet live(f.num_regs, units);
     live.words() = live_out[b];
@@ -172,15 +180,22 @@ uint32_t peak_live_units(const Function& f) {
       uint32_t here = live.units();
       for (uint32_t r : defs)
         if (!live.has(r)) here += units[r];  // a dead result still needs a register
-      peak = std::max(peak, here);
+      out.peak = std::max(out.peak, here);
       if (in.guard == kNoReg)
         for (uint32_t r : defs) live.remove(r);
       for (uint32_t r : uses) live.add(r);
+      out.before[i] = live.units();
     }
-    peak = std::max(peak, live.units());
+    out.peak = std::max(out.peak, live.units());
   }
-  return peak;
+  return out;
 }
+
+}  // namespace
+
+std::vector<uint32_t> live_units_before(const Function& f) { return analyse_liveness(f).before; }
+
+namespace {
 
 // Per-function requirement including everything the function can call.
 struct Totals {
@@ -242,7 +257,7 @@ class TotalsWalker {
 
  private:
   uint32_t own_units(uint32_t f) {
-    if (!own_.count(f)) own_[f] = peak_live_units(m_.functions[f]);
+    if (!own_.count(f)) own_[f] = analyse_liveness(m_.functions[f]).peak;
     return own_[f];
   }
 

@@ -27,6 +27,11 @@ struct KernelResources {
 // analysed (cfg.h: analyze_module) so that their CFG is well formed.
 KernelResources estimate_resources(const Module& m, const Function& kernel);
 
+// Per instruction of `f`, the 32-bit register units (64-bit registers count 2,
+// predicates 0) live just before it executes: what must be kept of a thread's
+// registers if it is stopped there. `f`'s CFG must be well formed (cfg.h).
+std::vector<uint32_t> live_units_before(const Function& f);
+
 inline constexpr uint64_t kNoSharedOffset = ~uint64_t(0);
 
 // Where each .shared variable used by a kernel (and its callees) lives in the

@@ -2,6 +2,7 @@
 
 #include "gpumux/exec/loaded_module.h"
 #include "gpumux/ptx/inst_info.h"
+#include "gpumux/ptx/resources.h"
 
 namespace gpumux::sm {
 
@@ -103,6 +104,8 @@ ModuleTiming::ModuleTiming(const exec::LoadedModule& m, const SmParams& p) {
     funcs_[f].reserve(fn.insts.size());
     for (const ptx::Instruction& in : fn.insts) {
       InstTiming t = classify(in, p);
+      t.builtin_call = in.op == ptx::Opcode::Call && in.ops[0].kind == ptx::OperandKind::Func &&
+                       ir.functions[in.ops[0].sym].is_extern;
       src.clear();
       dst.clear();
       bool has_dst = ptx::has_destination(in) && in.nops > 0;
@@ -117,6 +120,7 @@ ModuleTiming::ModuleTiming(const exec::LoadedModule& m, const SmParams& p) {
       pool_.insert(pool_.end(), dst.begin(), dst.end());
       funcs_[f].push_back(t);
     }
+    live_.push_back(fn.is_extern ? std::vector<uint32_t>(fn.insts.size(), 0) : ptx::live_units_before(fn));
   }
 }
 

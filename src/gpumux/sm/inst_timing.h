@@ -41,6 +41,7 @@ struct InstTiming {
   uint16_t latency = 1;
   uint8_t interval = 1;
   uint8_t num_src = 0, num_dst = 0;
+  bool builtin_call = false;  // calls a device-side builtin (printf, malloc): a side effect outside the TB
   uint32_t regs = 0;  // first RegRef in the module's pool: sources, then destinations
 };
 
@@ -54,10 +55,14 @@ class ModuleTiming {
   std::span<const RegRef> destinations(const InstTiming& t) const {
     return {pool_.data() + t.regs + t.num_src, t.num_dst};
   }
+  // 32-bit register units live before instruction `pc` of function `fn`
+  // (ptx::live_units_before): what a live-register context save keeps.
+  uint32_t live_units(uint32_t fn, uint32_t pc) const { return live_[fn][pc]; }
 
  private:
   std::vector<std::vector<InstTiming>> funcs_;
   std::vector<RegRef> pool_;
+  std::vector<std::vector<uint32_t>> live_;
 };
 
 // Unit, kind, latency and interval of one instruction (registers not filled).

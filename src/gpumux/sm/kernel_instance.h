@@ -29,6 +29,9 @@ struct KernelInstance {
   const ModuleTiming* timing = nullptr;
   TbNeeds needs;
   uint64_t warp_insts = 0;  // issued so far on all SMs (per-launch IPC)
+  // Finished TBs and their summed residency in cycles: the average TB length
+  // a preemption mechanism uses to predict how long draining a TB takes.
+  uint64_t tbs_finished = 0, tb_cycles_finished = 0;
   // First device fault of the launch (set by the SM that saw it): its TBs are
   // aborted and no more are dispatched.
   std::exception_ptr fault;

@@ -77,6 +77,15 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
   stats.add(pre + "lsu.global_lines", stats_.global_lines, "global line requests sent to the L1D");
   stats.add(pre + "lsu.local_lines", stats_.local_lines, "local-memory line requests sent to the L1D");
   stats.add(pre + "busy_cycles", stats_.busy_cycles, "cycles with any resident thread block");
+  stats.add(pre + "preempt.tbs_switched", stats_.tbs_switched, "TBs context-switched off this SM");
+  stats.add(pre + "preempt.tbs_flushed", stats_.tbs_flushed, "TBs flushed (progress discarded) on this SM");
+  stats.add(pre + "preempt.tbs_resumed", stats_.tbs_resumed, "switched or flushed TBs placed again on this SM");
+  stats.add(pre + "preempt.context_bytes_saved", stats_.context_bytes_saved,
+            "bytes of TB context written to the save area");
+  stats.add(pre + "preempt.context_bytes_restored", stats_.context_bytes_restored,
+            "bytes of TB context read back from the save area");
+  stats.add(pre + "preempt.insts_discarded", stats_.insts_discarded,
+            "warp instructions whose work was discarded by flushes");
 }
 
 Sm::~Sm() = default;
@@ -126,15 +135,26 @@ void Sm::start_tb(KernelInstance& k, uint64_t tb_index) {
   t.regs = *regs_.allocate(k.needs.registers);
   t.smem = *smem_.allocate(k.needs.shared_bytes);
   t.tb = std::make_unique<exec::ThreadBlock>(k.grid, k.grid.tb_coords(tb_index), id_);
-  t.warps.clear();
-  t.at_barrier = 0;
+  t.phase = Phase::Running;
+  t.marked = t.side_effects = t.live_only = false;
+  t.started = now;
+  t.run_cycles_before = t.insts = 0;
   ++tbs_used_;
   threads_used_ += k.needs.threads;
-  if (resident_warps_by_key_.size() <= k.key) resident_warps_by_key_.resize(size_t(k.key) + 1, 0);
+  place_warps(ti, now, false);
+  wake();
+}
 
-  std::vector<exec::Warp>& ws = t.tb->warps();
-  t.unretired = uint32_t(ws.size());
-  for (exec::Warp& xw : ws) {
+void Sm::place_warps(uint16_t ti, Cycle now, bool held) {
+  TbSlot& t = tbs_[ti];
+  KernelInstance& k = *t.kernel;
+  t.warps.clear();
+  t.at_barrier = 0;
+  t.unretired = 0;
+  if (resident_warps_by_key_.size() <= k.key) resident_warps_by_key_.resize(size_t(k.key) + 1, 0);
+  for (exec::Warp& xw : t.tb->warps()) {
+    if (xw.state() == exec::WarpState::Exited) continue;  // of a resumed TB
+    ++t.unretired;
     // Spread the TB's warps over the sub-cores: lowest free slot of the least loaded one.
     size_t best = free_warps_.size();
     for (size_t i = free_warps_.size(); i-- > 0;) {
@@ -150,7 +170,7 @@ void Sm::start_tb(KernelInstance& k, uint64_t tb_index) {
     w.kernel = &k;
     w.tb = ti;
     w.sub_core = uint8_t(slot % p_.sub_cores);
-    w.block = Block::None;
+    w.block = held ? Block::Preempted : Block::None;
     w.age = next_age_++;
     w.fetch_ready = now + p_.fetch_latency;
     w.pending_stores = 0;
@@ -160,12 +180,12 @@ void Sm::start_tb(KernelInstance& k, uint64_t tb_index) {
     w.pred_ready.assign(fn.num_preds, 0);
     xw.set_record_memory(true);
     t.warps.push_back(slot);
-    sub_cores_[w.sub_core].warps.push_back(slot);
     ++warps_used_;
     ++resident_warps_by_key_[k.key];
+    if (held) continue;
+    sub_cores_[w.sub_core].warps.push_back(slot);
     compute_ready(w, now);
   }
-  wake();
 }
 
 Cycle& Sm::scoreboard_slot(WarpSlot& w, RegRef r) {
@@ -337,6 +357,7 @@ void Sm::issue(WarpSlot& w, uint16_t slot, Cycle now) {
   StatKey key = w.kernel->key;
   stats_.warp_insts[key].add();
   ++w.kernel->warp_insts;
+  ++tbs_[w.tb].insts;
   stats_.thread_insts[key].add(uint64_t(std::popcount(xw.active_mask())));
   uint32_t old_pc = xw.pc(), old_fn = xw.function();
   size_t old_depth = xw.frame().reg_base;
@@ -347,6 +368,8 @@ void Sm::issue(WarpSlot& w, uint16_t slot, Cycle now) {
     // Destinations are named in the issuing frame: mark them before a call or
     // return changes it.
     for (RegRef d : w.kernel->timing->destinations(t)) scoreboard_slot(w, d) = now + t.latency;
+    // A device-function builtin (printf, malloc) acts outside the TB: it can no longer be flushed.
+    if (t.builtin_call) tbs_[w.tb].side_effects = true;
     xw.step();
   }
   engine().note_progress();
@@ -411,6 +434,7 @@ void Sm::abort_tb(uint16_t ti) {
 
 void Sm::try_retire(uint16_t slot) {
   WarpSlot& w = warps_[slot];
+  if (w.block == Block::Preempted) return check_quiesced(w.tb);
   if (w.block != Block::Exited || w.mem_ops_used != 0 || w.pending_stores != 0) return;
   account_residency(engine().wake_cycle(domain()));
   TbSlot& t = tbs_[w.tb];
@@ -418,7 +442,8 @@ void Sm::try_retire(uint16_t slot) {
   --warps_used_;
   w.warp = nullptr;
   free_warps_.push_back(slot);
-  if (--t.unretired == 0) finish_tb(w.tb);
+  if (--t.unretired == 0) return finish_tb(w.tb);
+  if (t.phase == Phase::Quiescing) check_quiesced(w.tb);
 }
 
 void Sm::finish_tb(uint16_t ti) {
@@ -429,6 +454,8 @@ void Sm::finish_tb(uint16_t ti) {
   --tbs_used_;
   threads_used_ -= k.needs.threads;
   stats_.tbs_done[k.key].add();
+  ++k.tbs_finished;
+  k.tb_cycles_finished += t.run_cycles_before + (engine().wake_cycle(domain()) - t.started);
   t.tb.reset();
   t.used = false;
   t.kernel = nullptr;
@@ -444,6 +471,10 @@ Cycle Sm::tick(Cycle now) {
 
   lsu_send();
   Cycle next = lsu_count_ ? now + 1 : kNever;
+  if (!transfers_.empty()) {
+    context_send(now);
+    if (!transfers_.empty()) next = std::min(next, std::max(now + 1, transfers_.front().not_before));
+  }
   for (SubCore& sc : sub_cores_) {
     sc.last = schedule(sc, now, next);
     if (tbs_used_ > 0 || sc.last == IssueOutcome::Issued) stats_.issue[unsigned(sc.last)][sc.last_key].add();
@@ -462,6 +493,7 @@ std::string Sm::describe_wait() const {
       case Block::Barrier: what = "at barrier"; break;
       case Block::Fence: what = "fence: waits for its stores"; break;
       case Block::Exited: what = "exited: waits for its memory accesses"; break;
+      case Block::Preempted: what = "held by a preemption (quiescing, saving or restoring)"; break;
       case Block::None:
         what = w.ready_at == kNever ? "scoreboard: waits for a load" : "ready or waiting for a result";
         break;

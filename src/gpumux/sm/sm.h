@@ -31,6 +31,7 @@
 #include "gpumux/mem/memory_system.h"
 #include "gpumux/sm/inst_timing.h"
 #include "gpumux/sm/kernel_instance.h"
+#include "gpumux/sm/preemption.h"
 #include "gpumux/sm/range_allocator.h"
 #include "gpumux/sm/warp_scheduler/warp_scheduler.h"
 
@@ -50,11 +51,13 @@ enum class IssueOutcome : uint8_t {
 inline constexpr unsigned kNumOutcomes = 8;
 const char* outcome_name(IssueOutcome o);
 
-// Told when a TB finishes (all warps exited, all their memory accesses done).
+// Told when a TB finishes (all warps exited, all their memory accesses done)
+// and when a switched or flushed TB has left the SM (preemption.h).
 class TbDoneListener {
  public:
   virtual ~TbDoneListener() = default;
   virtual void tb_done(uint32_t sm, KernelInstance& kernel, uint64_t tb_index) = 0;
+  virtual void tb_preempted(uint32_t sm, KernelInstance& kernel, PreemptedTb tb) = 0;
 };
 
 struct SmStats {
@@ -67,6 +70,10 @@ struct SmStats {
   KeyedCounter const_accesses;
   KeyedCounter global_lines, local_lines;
   Counter busy_cycles;  // cycles with any resident TB
+  // Preemption (sm_preempt.cpp).
+  KeyedCounter tbs_switched, tbs_flushed, tbs_resumed;
+  KeyedCounter context_bytes_saved, context_bytes_restored;
+  KeyedCounter insts_discarded;  // by flushes
 };
 
 class Sm : public Component, public mem::MemSink {
@@ -84,6 +91,20 @@ class Sm : public Component, public mem::MemSink {
   bool fits_if_contiguous(const KernelInstance& k) const;
   // Starts TB `tb_index` (linear) of `k`; fits(k) must hold.
   void start_tb(KernelInstance& k, uint64_t tb_index);
+
+  // Preemption (preemption.h, sm_preempt.cpp).
+  // The resident TBs of kernel `kernel_id`, by slot.
+  void resident_tbs(uint32_t kernel_id, std::vector<ResidentTb>& out) const;
+  // Starts taking the TB in `slot` off the SM. Drain only marks it. A TB
+  // whose warps have all exited, and Flush of a TB that is not idempotent,
+  // drain instead. The listener hears tb_preempted (switch, flush) or tb_done.
+  void preempt_tb(uint16_t slot, PreemptAction a, const ContextSaveOptions& o);
+  // Places a preempted TB again: fits(k) must hold. A flushed TB starts from
+  // the beginning; a switched one first reads its state back.
+  void resume_tb(KernelInstance& k, PreemptedTb tb);
+  // Bytes a context switch of one TB of `k` would move if it were saved
+  // whole (its register allocation, shared memory and per-warp state).
+  uint64_t full_context_bytes(const KernelInstance& k) const;
   uint32_t resident_tbs() const { return tbs_used_; }
   uint32_t resident_tbs(uint32_t kernel_id) const;
   const SmStats& stats() const { return stats_; }
@@ -98,7 +119,8 @@ class Sm : public Component, public mem::MemSink {
   void accept(const mem::MemRequest& r) override;
 
  private:
-  enum class Block : uint8_t { None, Barrier, Fence, Exited };
+  // Preempted: held by a switch, flush or restore (not scheduled).
+  enum class Block : uint8_t { None, Barrier, Fence, Exited, Preempted };
 
   // An outstanding global/local memory instruction of a warp.
   struct MemOp {
@@ -126,6 +148,9 @@ class Sm : public Component, public mem::MemSink {
     std::vector<MemOp> mem_ops;
   };
 
+  // Where a TB is in the preemption protocol.
+  enum class Phase : uint8_t { Running, Quiescing, Saving, Restoring };
+
   struct TbSlot {
     std::unique_ptr<exec::ThreadBlock> tb;
     KernelInstance* kernel = nullptr;
@@ -135,6 +160,27 @@ class Sm : public Component, public mem::MemSink {
     uint32_t unretired = 0;       // warps not yet exited with all accesses done
     uint32_t at_barrier = 0;
     bool used = false;
+    // Preemption state.
+    Phase phase = Phase::Running;
+    PreemptAction action = PreemptAction::Drain;
+    bool marked = false;        // a preemption action is pending (draining included)
+    bool side_effects = false;  // a warp stored to global/local memory, did an atomic or called a builtin
+    bool live_only = false;     // the switch saves live registers only
+    Cycle started = 0;          // this stint on the SM
+    uint64_t run_cycles_before = 0;  // earlier stints (switched TBs)
+    uint64_t insts = 0;              // warp instructions since (re)start
+    Cycle pipeline_done = 0;    // ALU results of its warps are written by then
+    uint64_t context_bytes = 0; // saving or restoring
+    uint32_t lines_unacked = 0; // context lines not yet acknowledged
+  };
+
+  // Context save or restore traffic of one TB, one 128 B line per cycle.
+  struct ContextTransfer {
+    uint16_t tb = 0;
+    bool write = true;
+    uint64_t base = 0;  // physical address of the TB's save area
+    uint32_t next_line = 0, lines = 0;
+    Cycle not_before = 0;
   };
 
   struct SubCore {
@@ -161,6 +207,8 @@ class Sm : public Component, public mem::MemSink {
   };
 
   static constexpr uint32_t kPredBit = 0x8000'0000u;
+  // Memory tokens of context save/restore lines (low 16 bits: the TB slot).
+  static constexpr uint64_t kContextToken = uint64_t(1) << 63;
 
   // A TB slot, its warps and its threads are free.
   bool slots_fit(const TbNeeds& n) const;
@@ -179,6 +227,18 @@ class Sm : public Component, public mem::MemSink {
   // Ends every warp of TB `tb` now (its launch faulted); it retires once its memory accesses are done.
   void abort_tb(uint16_t tb);
   void finish_tb(uint16_t tb);
+  // Gives TB `ti` a warp slot for each warp not exited; the warps start
+  // held (Block::Preempted) if `held`.
+  void place_warps(uint16_t ti, Cycle now, bool held);
+
+  // Preemption protocol (sm_preempt.cpp).
+  void check_quiesced(uint16_t ti);
+  void context_send(Cycle now);
+  void context_ack(uint16_t ti);
+  void release_preempted(uint16_t ti);
+  void finish_restore(uint16_t ti);
+  uint64_t context_bytes(const TbSlot& t, bool live_only) const;
+  uint64_t save_area(const TbSlot& t) const;
   void account_until(Cycle now);
   void account_residency(Cycle now);
 
@@ -201,6 +261,9 @@ class Sm : public Component, public mem::MemSink {
   std::vector<TbSlot> tbs_;
   std::vector<SubCore> sub_cores_;
   uint64_t next_age_ = 0;
+
+  // Context save/restore traffic, in order.
+  std::vector<ContextTransfer> transfers_;
 
   // LSU.
   std::vector<LsuEntry> lsu_;  // ring buffer

@@ -106,6 +106,7 @@ void Sm::issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now
     op.regs[op.num_regs++] = d.pred ? (f.pred_base + d.index) | kPredBit : f.reg_base + d.index;
   }
   if (a.is_store) ++w.pending_stores;
+  if (a.is_store || a.is_atomic) tbs_[w.tb].side_effects = true;  // the TB is no longer idempotent
 
   LsuEntry& e = lsu_[(lsu_head_ + lsu_count_) % lsu_.size()];
   ++lsu_count_;
@@ -161,6 +162,7 @@ void Sm::lsu_send() {
 }
 
 void Sm::accept(const mem::MemRequest& r) {
+  if (r.token & kContextToken) return context_ack(uint16_t(r.token & 0xffff));
   uint16_t slot = uint16_t(r.token >> 8);
   unsigned op_index = unsigned(r.token & 0xff);
   WarpSlot& w = warps_[slot];
@@ -177,7 +179,7 @@ void Sm::accept(const mem::MemRequest& r) {
   w.mem_ops_used &= ~(1u << op_index);
   if (op.is_store && --w.pending_stores == 0 && w.block == Block::Fence) w.block = Block::None;
   if (w.block == Block::None) compute_ready(w, arrival);
-  try_retire(slot);
+  try_retire(slot);  // or, for a held warp, check whether its TB has quiesced
   wake();
 }
 

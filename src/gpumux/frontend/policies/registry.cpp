@@ -22,7 +22,10 @@ constexpr Registered<Factory> kPolicies[] = {
 std::vector<std::string> sharing_policy_names() { return registered_names<Factory>(kPolicies); }
 
 std::unique_ptr<SharingPolicy> make_sharing_policy(std::string_view name, const PolicyOptions& o) {
-  return find_registered<Factory>(kPolicies, name, "unknown sharing policy")(o);
+  std::unique_ptr<SharingPolicy> p = find_registered<Factory>(kPolicies, name, "unknown sharing policy")(o);
+  make_preemption_mechanism(o.preemption.mechanism);  // an unknown name fails here, at load time
+  p->set_preemption(o.preemption);
+  return p;
 }
 
 }  // namespace gpumux::frontend

@@ -1,0 +1,77 @@
+// dss (thesis 5.2.4, Dynamic Spatial Sharing, algorithm 1): every kernel has
+// SM tokens; its count is its tokens minus the SMs it holds, and may go
+// negative (debt) so that no SM idles. Idle SMs go to the kernel with the
+// highest count that can fill one more; then, while the highest count of a
+// kernel with TBs to place exceeds the lowest count of a kernel holding an
+// SM by more than one, one SM of the lowest is reserved for the highest (its
+// TBs are preempted with the policy's mechanism; an SM already reserved may
+// be re-targeted). Runs on kernel arrival and whenever an SM becomes idle.
+//
+// Tokens: by app from the workload (`tokens`), else equal sharing,
+// floor(SMs / apps) per kernel, the remainder one each to the kernels that
+// reached the active queue first.
+#include <map>
+
+#include "gpumux/frontend/policies/sm_ownership.h"
+
+namespace gpumux::frontend {
+namespace {
+
+class DssPolicy final : public policy::SmOwnershipPolicy {
+ public:
+  explicit DssPolicy(const PolicyOptions& o) : tokens_by_app_(o.tokens_by_app), apps_(o.num_apps) {}
+  std::string_view name() const override { return "dss"; }
+  bool repartition_when_sm_idle() const override { return true; }
+
+ protected:
+  void assign(std::span<const ActiveKernel> active, std::span<sm::Sm* const> sms) override {
+    const size_t n = active.size();
+    std::vector<int64_t> count(n);
+    const uint32_t apps = std::max<uint32_t>(apps_, 1);
+    uint32_t remainder = uint32_t(sms.size()) % apps;
+    for (size_t i = 0; i < n; ++i) {
+      const sm::KernelInstance& k = *active[i].kernel;
+      auto t = tokens_by_app_.find(k.app);
+      int64_t tokens = t != tokens_by_app_.end() ? t->second : int64_t(sms.size() / apps) + (i < remainder ? 1 : 0);
+      count[i] = tokens - held(k.id);
+    }
+    auto wants = [&](size_t i) { return active[i].tbs_left > 0 && held(active[i].kernel->id) < need(active[i], sms); };
+    auto highest = [&]() {
+      int64_t best = -1;
+      for (size_t i = 0; i < n; ++i)
+        if (wants(i) && (best < 0 || count[i] > count[size_t(best)])) best = int64_t(i);
+      return best;
+    };
+    // Idle SMs first: to the highest count, debt allowed.
+    for (size_t s = 0; s < sms.size(); ++s) {
+      if (owner_[s] != kNoOwner) continue;
+      int64_t h = highest();
+      if (h < 0) break;
+      owner_[s] = active[size_t(h)].kernel->id;  // TBs of a released owner still there finish first
+      --count[size_t(h)];
+    }
+    // Rebalance by reservation until counts differ by at most one.
+    for (;;) {
+      int64_t h = highest(), l = -1;
+      for (size_t i = 0; i < n; ++i)
+        if (held(active[i].kernel->id) > 0 && (l < 0 || count[i] < count[size_t(l)])) l = int64_t(i);
+      if (h < 0 || l < 0 || h == l || count[size_t(h)] <= count[size_t(l)] + 1) return;
+      uint32_t from = active[size_t(l)].kernel->id;
+      size_t s = owner_.size();
+      while (s-- > 0 && owner_[s] != int64_t(from)) {}
+      take(uint32_t(s), active[size_t(h)].kernel->id, sms);
+      --count[size_t(h)];
+      ++count[size_t(l)];
+    }
+  }
+
+ private:
+  std::map<uint32_t, uint32_t> tokens_by_app_;
+  uint32_t apps_;
+};
+
+}  // namespace
+
+std::unique_ptr<SharingPolicy> make_dss(const PolicyOptions& o) { return std::make_unique<DssPolicy>(o); }
+
+}  // namespace gpumux::frontend

@@ -1,0 +1,169 @@
+// The dispatcher's side of preemption (docs/preemption.md): deciding which
+// TBs must leave an SM, asking the mechanism how, tracking each request until
+// the SM is free, and queueing the TBs that left for placement.
+#include <algorithm>
+#include <cmath>
+
+#include "gpumux/frontend/tb_dispatcher.h"
+
+namespace gpumux::frontend {
+
+const char* sm_state_name(SmState s) {
+  switch (s) {
+    case SmState::Idle: return "idle";
+    case SmState::Running: return "running";
+    case SmState::Reserved: return "reserved";
+  }
+  return "?";
+}
+
+void TbDispatcher::set_preemption_clock(double core_mhz, double sm_bytes_per_cycle) {
+  const PreemptionOptions& o = policy_->preemption();
+  estimates_.sm_bytes_per_cycle = sm_bytes_per_cycle;
+  estimates_.latency_budget = Cycle(std::llround(o.latency_budget_us * core_mhz));
+  estimates_.live_registers_only = o.save.live_registers_only;
+  switch_after_ = Cycle(std::llround(o.switch_after_us * core_mhz));
+}
+
+void TbDispatcher::reclaim(Cycle now) {
+  std::vector<ActiveKernel> active = active_kernels();
+  for (sm::Sm* s : sms_) {
+    // Only for a kernel that may place TBs here now.
+    bool wanted = false;
+    for (const ActiveKernel& a : active)
+      wanted |= a.tbs_left > 0 && policy_->quota(*a.kernel, s->id()) > s->resident_tbs(a.kernel->id);
+    if (!wanted) continue;
+    for (size_t i = 0; i < active.size(); ++i) {
+      uint32_t keep = policy_->keep(active[i], s->id());
+      if (keep == SharingPolicy::kUnlimited) continue;
+      s->resident_tbs(active[i].kernel->id, resident_scratch_);
+      uint32_t staying = 0;
+      for (const sm::ResidentTb& t : resident_scratch_) staying += !t.preempting;
+      if (staying > keep) request_preemption(*s, *active_[i], staying - keep, now);
+    }
+  }
+}
+
+void TbDispatcher::request_preemption(sm::Sm& s, Running& victim, uint32_t n, Cycle now) {
+  const sm::KernelInstance& k = *victim.kernel;
+  std::erase_if(resident_scratch_, [](const sm::ResidentTb& t) { return t.preempting; });
+  choice_scratch_.clear();
+  mechanism_->choose(resident_scratch_, n, k, estimates_, choice_scratch_);
+  if (choice_scratch_.empty()) return;
+  PreemptionRecord rec;
+  rec.sm = s.id();
+  rec.kernel = k.id;
+  rec.app = k.app;
+  rec.label = k.label;
+  rec.mechanism = std::string(mechanism_->name());
+  rec.requested = now;
+  size_t id = preemptions_.size();
+  for (const PreemptChoice& c : choice_scratch_) {
+    auto t = std::find_if(resident_scratch_.begin(), resident_scratch_.end(),
+                          [&](const sm::ResidentTb& r) { return r.slot == c.slot; });
+    rec.tb_indices.push_back(t->index);
+    leaving_[{s.id(), k.id, t->index}] = id;
+  }
+  rec.tbs = rec.left = uint32_t(rec.tb_indices.size());
+  preemptions_.push_back(std::move(rec));
+  preempt_requests_[k.key].add();
+  // The SM may free a TB at once (flush of a TB without loads in flight):
+  // tb_preempted then finds the request already recorded.
+  for (const PreemptChoice& c : choice_scratch_) s.preempt_tb(c.slot, c.action, policy_->preemption().save);
+  if (switch_after_) wake_at(engine().clock(domain()).tick_of(now + switch_after_));
+}
+
+void TbDispatcher::tb_left(uint32_t sm, const sm::KernelInstance& k, uint64_t tb, Cycle now,
+                           const sm::PreemptedTb* p) {
+  auto it = leaving_.find({sm, k.id, tb});
+  if (it == leaving_.end()) return;
+  PreemptionRecord& rec = preemptions_[it->second];
+  leaving_.erase(it);
+  if (!p) {
+    ++rec.drained;
+  } else if (p->state) {
+    ++rec.switched;
+    rec.bytes_saved += p->context_bytes;
+  } else {
+    ++rec.flushed;
+    rec.insts_discarded += p->warp_insts;
+  }
+  if (--rec.left > 0) return;
+  rec.freed = now;
+  preempt_latency_[k.key].add(rec.latency());
+  if (sink_) sink_->preemption_done(rec);
+}
+
+void TbDispatcher::tb_preempted(uint32_t sm, sm::KernelInstance& k, sm::PreemptedTb tb) {
+  Running& r = running(k);
+  Cycle now = engine().wake_cycle(domain());
+  wake();
+  if (sink_) sink_->tb_preempted(sm, k, tb.index, engine().cycle(domain()));
+  tb_left(sm, k, tb.index, now, &tb);
+  ++records_[r.record].tbs_preempted;
+  bool had_none_left = !r.tbs_left();
+  r.preempted.push_back(std::move(tb));
+  // A kernel that had nothing left to place takes part in partitions again.
+  if (had_none_left) {
+    repartition();
+    reclaim(now);
+  }
+}
+
+Cycle TbDispatcher::escalate(Cycle now) {
+  Cycle next = kNever;
+  for (PreemptionRecord& rec : preemptions_) {
+    if (rec.done() || rec.escalated || rec.drained + rec.switched + rec.flushed == rec.tbs) continue;
+    Cycle deadline = rec.requested + switch_after_;
+    if (deadline > now) {
+      next = std::min(next, deadline);
+      continue;
+    }
+    rec.escalated = true;
+    sm::Sm& s = *sms_[rec.sm];
+    s.resident_tbs(rec.kernel, resident_scratch_);
+    for (const sm::ResidentTb& t : resident_scratch_)
+      if (t.draining && leaving_.count({rec.sm, rec.kernel, t.index}))
+        s.preempt_tb(t.slot, sm::PreemptAction::Switch, policy_->preemption().save);
+  }
+  return next;
+}
+
+Cycle TbDispatcher::stress(Cycle now) {
+  if (next_stress_ == 0) next_stress_ = now + p_.preempt_every;
+  if (now < next_stress_ || sms_.empty()) return next_stress_;
+  next_stress_ = now + p_.preempt_every;
+  sm::Sm& s = *sms_[stress_sm_];
+  stress_sm_ = (stress_sm_ + 1) % sms_.size();
+  for (Running* r : std::vector<Running*>(active_)) {
+    s.resident_tbs(r->kernel->id, resident_scratch_);
+    uint32_t staying = 0;
+    for (const sm::ResidentTb& t : resident_scratch_) staying += !t.preempting;
+    if (staying) request_preemption(s, *r, staying, now);
+  }
+  return next_stress_;
+}
+
+std::vector<SmStatus> TbDispatcher::sm_status_table() const {
+  std::vector<SmStatus> table(sms_.size());
+  for (const PreemptionRecord& rec : preemptions_)
+    if (!rec.done()) table[rec.sm].state = SmState::Reserved;
+  std::vector<ActiveKernel> active = active_kernels();
+  for (size_t i = 0; i < sms_.size(); ++i) {
+    const sm::Sm& s = *sms_[i];
+    SmStatus& st = table[i];
+    st.running_tbs = s.resident_tbs();
+    for (const ActiveKernel& a : active) {
+      uint32_t mine = s.resident_tbs(a.kernel->id);
+      if (mine) st.kernels.push_back(a.kernel->id);
+      if (st.next < 0 && a.tbs_left > 0 && policy_->quota(*a.kernel, s.id()) > mine) st.next = a.kernel->id;
+    }
+    if (st.state != SmState::Reserved) {
+      st.state = st.running_tbs ? SmState::Running : SmState::Idle;
+      st.next = -1;
+    }
+  }
+  return table;
+}
+
+}  // namespace gpumux::frontend

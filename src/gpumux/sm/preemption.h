@@ -1,0 +1,66 @@
+// The SM's side of preemption (docs/preemption.md): how one resident TB can
+// leave an SM before it finishes, and how a TB taken off comes back.
+//
+//   Drain   nothing happens to the TB: it runs to completion; the front end
+//           only stops placing TBs of its kernel on the SM.
+//   Switch  its warps stop issuing; once their in-flight instructions and
+//           memory accesses are done, its architectural state (registers,
+//           shared memory, barrier and SIMT state) is written by store
+//           traffic through the SM's memory path into its application's save
+//           area, and its resources are freed. Resuming reads the same bytes
+//           back before its warps issue again, on any SM.
+//   Flush   allowed only while the TB is idempotent (no global/local store,
+//           atomic or device-function side effect yet): its warps stop, its
+//           in-flight loads complete, its progress is discarded and it is
+//           re-run from the start later.
+//
+// The functional state of a switched TB is the exec::ThreadBlock itself,
+// moved out of the SM and back: a TB resumed any number of times computes
+// exactly what it would have without preemption. The memory traffic gives the
+// save and restore their time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "gpumux/core/clock.h"
+#include "gpumux/exec/thread_block.h"
+
+namespace gpumux::sm {
+
+enum class PreemptAction : uint8_t { Drain, Switch, Flush };
+const char* action_name(PreemptAction a);
+
+// What a preemption mechanism sees of one resident TB.
+struct ResidentTb {
+  uint16_t slot = 0;          // the SM's TB slot (handle for Sm::preempt_tb)
+  uint64_t index = 0;         // linear TB index in the grid
+  uint64_t run_cycles = 0;    // cycles resident so far, over all its stints on SMs
+  uint64_t warp_insts = 0;    // issued since it (re)started from the beginning
+  uint64_t context_bytes = 0; // what a switch would save now
+  uint64_t live_context_bytes = 0;  // the same, saving live registers only
+  bool idempotent = true;     // may be flushed
+  bool preempting = false;    // an action other than running to completion is pending
+  bool draining = false;      // marked to drain (counts as preempting)
+};
+
+// A TB taken off an SM: its saved state (switch), or nothing (flushed: re-run
+// from the start).
+struct PreemptedTb {
+  uint64_t index = 0;
+  std::unique_ptr<exec::ThreadBlock> state;  // null: flushed
+  uint64_t context_bytes = 0;                // saved (and to restore)
+  uint64_t run_cycles = 0;                   // kept across a switch, 0 after a flush
+  uint64_t warp_insts = 0;                   // kept across a switch; after a flush: discarded
+  bool live_registers_only = false;          // state saved under that option
+  bool side_effects = false;                 // not idempotent any more (cannot be flushed)
+};
+
+// How a context switch sizes the state it moves.
+struct ContextSaveOptions {
+  // Save only the registers live at each warp's pc (PTX liveness) instead of
+  // the TB's whole register allocation.
+  bool live_registers_only = false;
+};
+
+}  // namespace gpumux::sm

@@ -1,0 +1,254 @@
+// The SM's preemption protocol (preemption.h): holding a TB's warps, waiting
+// for its in-flight work, moving its context through the memory path, and
+// placing it back.
+#include <algorithm>
+
+#include "gpumux/sm/sm.h"
+
+namespace gpumux::sm {
+
+namespace {
+
+// The save area of an application: a window of its own physical range (see
+// Sm::issue_memory: application i owns [i << 40, (i + 1) << 40)) above any
+// allocation the runtime makes, 256 MB per kernel launch (modulo 256 launches,
+// TB areas modulo 256 MB): aliasing there only changes which lines hit in
+// the caches, never the functional state, which the SM keeps exactly.
+constexpr uint64_t kSaveAreaBase = 0x0000'00f0'0000'0000ull;
+constexpr unsigned kKernelAreaShift = 28;
+constexpr uint32_t kMaxApps = 64;
+
+uint32_t lines_of(uint64_t bytes) { return uint32_t((bytes + mem::kLineBytes - 1) / mem::kLineBytes); }
+
+}  // namespace
+
+const char* action_name(PreemptAction a) {
+  switch (a) {
+    case PreemptAction::Drain: return "drain";
+    case PreemptAction::Switch: return "switch";
+    case PreemptAction::Flush: return "flush";
+  }
+  return "?";
+}
+
+uint64_t Sm::full_context_bytes(const KernelInstance& k) const {
+  return uint64_t(k.needs.registers) * 4 + k.needs.shared_bytes + uint64_t(k.needs.warps) * p_.warp_context_bytes;
+}
+
+uint64_t Sm::context_bytes(const TbSlot& t, bool live_only) const {
+  const KernelInstance& k = *t.kernel;
+  const uint64_t warp_regs = k.needs.warps ? uint64_t(k.needs.registers) * 4 / k.needs.warps : 0;
+  uint64_t warps = 0, regs = 0;
+  for (uint16_t slot : t.warps) {
+    const WarpSlot& w = warps_[slot];
+    if (!w.warp || &tbs_[w.tb] != &t || w.warp->state() == exec::WarpState::Exited) continue;
+    ++warps;
+    // Inside a device function the caller's registers are live too: save the whole allocation.
+    if (live_only && w.warp->in_kernel_frame())
+      regs += std::min<uint64_t>(warp_regs, uint64_t(k.timing->live_units(w.warp->function(), w.warp->pc())) * 4 *
+                                                exec::kWarpSize);
+    else
+      regs += warp_regs;
+  }
+  return regs + t.smem.size + warps * p_.warp_context_bytes;
+}
+
+uint64_t Sm::save_area(const TbSlot& t) const {
+  const KernelInstance& k = *t.kernel;
+  uint64_t stride = uint64_t(lines_of(full_context_bytes(k))) * mem::kLineBytes;
+  uint64_t area = uint64_t(1) << kKernelAreaShift;
+  uint64_t offset = (uint64_t(k.id % 256) << kKernelAreaShift) + (t.index * stride) % area;
+  return (uint64_t(k.app % kMaxApps) << 40) + kSaveAreaBase + offset;
+}
+
+void Sm::resident_tbs(uint32_t kernel_id, std::vector<ResidentTb>& out) const {
+  out.clear();
+  Cycle now = engine().wake_cycle(domain());
+  for (size_t i = 0; i < tbs_.size(); ++i) {
+    const TbSlot& t = tbs_[i];
+    if (!t.used || t.kernel->id != kernel_id) continue;
+    ResidentTb r;
+    r.slot = uint16_t(i);
+    r.index = t.index;
+    r.run_cycles = t.run_cycles_before + (now - std::min(now, t.started));
+    r.warp_insts = t.insts;
+    r.context_bytes = context_bytes(t, false);
+    r.live_context_bytes = context_bytes(t, true);
+    r.idempotent = !t.side_effects;
+    // A TB still restoring counts as busy: it cannot be taken off yet.
+    r.preempting = t.marked || t.phase != Phase::Running;
+    r.draining = t.marked && t.action == PreemptAction::Drain;
+    out.push_back(r);
+  }
+}
+
+void Sm::preempt_tb(uint16_t ti, PreemptAction a, const ContextSaveOptions& o) {
+  TbSlot& t = tbs_[ti];
+  if (!t.used || t.marked || t.phase != Phase::Running) return;
+  auto own = [&](uint16_t slot) { return warps_[slot].warp && warps_[slot].tb == ti; };
+  bool live = false;
+  for (uint16_t slot : t.warps) live |= own(slot) && warps_[slot].block != Block::Exited;
+  if (!live || (a == PreemptAction::Flush && t.side_effects)) a = PreemptAction::Drain;
+  t.marked = true;
+  t.action = a;
+  t.live_only = o.live_registers_only;
+  if (a == PreemptAction::Drain) return;
+  // Stop issuing; the pipeline drains: results already in flight land by pipeline_done.
+  t.pipeline_done = 0;
+  for (uint16_t slot : t.warps) {
+    if (!own(slot)) continue;
+    WarpSlot& w = warps_[slot];
+    if (w.block == Block::Exited) continue;
+    for (Cycle c : w.reg_ready)
+      if (c != kNever) t.pipeline_done = std::max(t.pipeline_done, c);
+    w.block = Block::Preempted;
+    SubCore& sc = sub_cores_[w.sub_core];
+    std::erase(sc.warps, slot);
+    sc.dirty = true;
+  }
+  t.at_barrier = 0;  // the barrier state travels in the exec::ThreadBlock
+  t.phase = Phase::Quiescing;
+  check_quiesced(ti);
+  wake();
+}
+
+void Sm::check_quiesced(uint16_t ti) {
+  TbSlot& t = tbs_[ti];
+  if (t.phase != Phase::Quiescing) return;
+  for (uint16_t slot : t.warps) {
+    const WarpSlot& w = warps_[slot];
+    if (!w.warp || w.tb != ti) continue;
+    // In-flight loads, unacknowledged stores, or exited warps still retiring.
+    if (w.mem_ops_used != 0 || w.pending_stores != 0 || w.block == Block::Exited) return;
+  }
+  if (t.action == PreemptAction::Flush) {
+    stats_.tbs_flushed[t.kernel->key].add();
+    stats_.insts_discarded[t.kernel->key].add(t.insts);
+    return release_preempted(ti);
+  }
+  Cycle now = engine().wake_cycle(domain());
+  t.phase = Phase::Saving;
+  t.context_bytes = context_bytes(t, t.live_only);
+  stats_.tbs_switched[t.kernel->key].add();
+  stats_.context_bytes_saved[t.kernel->key].add(t.context_bytes);
+  t.lines_unacked = lines_of(t.context_bytes);
+  if (t.lines_unacked == 0) return release_preempted(ti);
+  transfers_.push_back({ti, true, save_area(t), 0, t.lines_unacked, std::max(now, t.pipeline_done)});
+  wake();
+}
+
+void Sm::context_send(Cycle now) {
+  ContextTransfer& x = transfers_.front();
+  if (x.not_before > now || !memory_.can_accept(id_)) return;
+  const KernelInstance& k = *tbs_[x.tb].kernel;
+  mem::MemRequest r;
+  r.addr = x.base + uint64_t(x.next_line) * mem::kLineBytes;
+  r.sectors = mem::kAllSectors;
+  r.op = x.write ? mem::MemOp::Write : mem::MemOp::Read;
+  r.size = uint16_t(mem::kLineBytes);
+  r.sm = uint16_t(id_);
+  r.app = uint16_t(k.app);
+  r.kernel = uint16_t(k.id);
+  r.key = k.key;
+  r.token = kContextToken | x.tb;
+  memory_.send(r);
+  if (++x.next_line == x.lines) transfers_.erase(transfers_.begin());
+}
+
+void Sm::context_ack(uint16_t ti) {
+  TbSlot& t = tbs_[ti];
+  engine().note_progress();
+  if (--t.lines_unacked > 0) return;
+  if (t.phase == Phase::Saving)
+    release_preempted(ti);
+  else
+    finish_restore(ti);
+  wake();
+}
+
+void Sm::release_preempted(uint16_t ti) {
+  TbSlot& t = tbs_[ti];
+  KernelInstance& k = *t.kernel;
+  Cycle now = engine().wake_cycle(domain());
+  account_residency(now);
+  for (uint16_t slot : t.warps) {
+    WarpSlot& w = warps_[slot];
+    if (!w.warp || w.tb != ti) continue;
+    --resident_warps_by_key_[k.key];
+    --warps_used_;
+    w.warp = nullptr;
+    w.block = Block::None;
+    free_warps_.push_back(slot);
+  }
+  regs_.release(t.regs);
+  smem_.release(t.smem);
+  --tbs_used_;
+  threads_used_ -= k.needs.threads;
+  PreemptedTb p;
+  p.index = t.index;
+  p.warp_insts = t.insts;
+  if (t.action == PreemptAction::Switch) {
+    p.state = std::move(t.tb);
+    p.context_bytes = t.context_bytes;
+    p.run_cycles = t.run_cycles_before + (now - t.started);
+    p.live_registers_only = t.live_only;
+    p.side_effects = t.side_effects;
+  }
+  t.tb.reset();
+  t.used = t.marked = false;
+  t.phase = Phase::Running;
+  t.kernel = nullptr;
+  listener_.tb_preempted(id_, k, std::move(p));
+}
+
+void Sm::resume_tb(KernelInstance& k, PreemptedTb p) {
+  stats_.tbs_resumed[k.key].add();
+  if (!p.state) return start_tb(k, p.index);
+  Cycle now = engine().wake_cycle(domain());
+  account_residency(now);
+  uint16_t ti = 0;
+  while (tbs_[ti].used) ++ti;
+  TbSlot& t = tbs_[ti];
+  t.used = true;
+  t.kernel = &k;
+  t.index = p.index;
+  t.regs = *regs_.allocate(k.needs.registers);
+  t.smem = *smem_.allocate(k.needs.shared_bytes);
+  t.tb = std::move(p.state);
+  t.tb->set_smid(id_);
+  t.phase = Phase::Restoring;
+  t.marked = false;
+  t.side_effects = p.side_effects;
+  t.live_only = p.live_registers_only;
+  t.started = now;
+  t.run_cycles_before = p.run_cycles;
+  t.insts = p.warp_insts;
+  t.context_bytes = p.context_bytes;
+  ++tbs_used_;
+  threads_used_ += k.needs.threads;
+  place_warps(ti, now, true);
+  stats_.context_bytes_restored[k.key].add(p.context_bytes);
+  t.lines_unacked = lines_of(p.context_bytes);
+  if (t.lines_unacked == 0) return finish_restore(ti);
+  transfers_.push_back({ti, false, save_area(t), 0, t.lines_unacked, now});
+  wake();
+}
+
+void Sm::finish_restore(uint16_t ti) {
+  TbSlot& t = tbs_[ti];
+  Cycle now = engine().wake_cycle(domain());
+  t.phase = Phase::Running;
+  t.at_barrier = 0;
+  for (uint16_t slot : t.warps) {
+    WarpSlot& w = warps_[slot];
+    if (!w.warp || w.tb != ti) continue;
+    bool waits = w.warp->state() == exec::WarpState::AtBarrier;
+    w.block = waits ? Block::Barrier : Block::None;
+    t.at_barrier += waits;
+    w.fetch_ready = now + p_.fetch_latency;
+    sub_cores_[w.sub_core].warps.push_back(slot);
+    compute_ready(w, now);
+  }
+}
+
+}  // namespace gpumux::sm
