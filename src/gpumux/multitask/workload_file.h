@@ -25,6 +25,7 @@
 //   priority = 0                        # of its kernels (higher first); -100..100
 //   seed = 7                            # optional
 //   qos_goal = 0.5                      # optional: fraction of isolated IPC, for QoS policies
+//   cpu_gap_us = 5.0                    # host CPU time before each API call (Context::set_cpu_gap_ns)
 #pragma once
 
 #include <cstdint>
@@ -53,6 +54,7 @@ struct AppSpec {
   int priority = 0;
   uint64_t seed = 1;
   std::optional<double> qos_goal;
+  double cpu_gap_us = 0;  // host code between API calls (runtime::Context::set_cpu_gap_ns)
 
   // "sgemm" or "ptx:saxpy.ptx", for reports.
   std::string program() const;
