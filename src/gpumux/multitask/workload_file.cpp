@@ -17,13 +17,6 @@ namespace gpumux::multitask {
 
 namespace {
 
-// A host CPU time in microseconds: 0 to 1 s.
-double cpu_microseconds(StrictTable& t, std::string_view key) {
-  double us = t.get<double>(key, "microseconds").value_or(0);
-  if (!(us >= 0 && us <= 1e6)) t.fail(*t.node(key), key, fmt::format("{} is outside [0, 1e6] microseconds", us));
-  return us;
-}
-
 runtime::Dim3 dims(StrictTable& t, std::string_view key) {
   const toml::node* n = t.node(key);
   if (!n) t.fail(toml::table{}, key, "missing");
@@ -123,6 +116,22 @@ std::string AppSpec::identity() const {
   return s;
 }
 
+double cpu_microseconds(StrictTable& t, std::string_view key) {
+  double us = t.get<double>(key, "microseconds").value_or(0);
+  if (!(us >= 0 && us <= 1e6)) t.fail(*t.node(key), key, fmt::format("{} is outside [0, 1e6] microseconds", us));
+  return us;
+}
+
+void read_app_options(StrictTable& t, AppSpec& a) {
+  a.arrival = Cycle(t.integer("arrival_cycle", 0, int64_t(1) << 50).value_or(int64_t(a.arrival)));
+  a.priority = int(t.integer("priority", -100, 100).value_or(a.priority));
+  if (auto q = t.get<double>("qos_goal", "a number")) {
+    if (!(*q > 0 && *q <= 1)) t.fail(*t.node("qos_goal"), "qos_goal", "expected a fraction in (0, 1]");
+    a.qos_goal = *q;
+  }
+  if (t.node("cpu_gap_us")) a.cpu_gap_us = cpu_microseconds(t, "cpu_gap_us");
+}
+
 RunRule parse_run_rule(StrictTable& parent) {
   RunRule run;
   const toml::node* rn = parent.node("run");
@@ -202,14 +211,8 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
     } else {
       a.user = parse_user_program(t, at, dir, *ptx);
     }
-    a.arrival = Cycle(t.integer("arrival_cycle", 0, int64_t(1) << 50).value_or(0));
-    a.priority = int(t.integer("priority", -100, 100).value_or(0));
+    read_app_options(t, a);
     a.seed = uint64_t(t.integer("seed", 0, int64_t(1) << 62).value_or(int64_t(seed + i)));
-    if (auto q = t.get<double>("qos_goal", "a number")) {
-      if (!(*q > 0 && *q <= 1)) t.fail(*t.node("qos_goal"), "qos_goal", "expected a fraction in (0, 1]");
-      a.qos_goal = *q;
-    }
-    a.cpu_gap_us = cpu_microseconds(t, "cpu_gap_us");
     if (auto n = t.get<std::string>("name", "a string")) {
       if (n->empty()) t.fail(*t.node("name"), "name", "must not be empty");
       a.name = *n;

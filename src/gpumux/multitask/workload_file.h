@@ -87,6 +87,12 @@ WorkloadFile parse_workload(std::string_view toml_text, const std::string& name,
                             const std::filesystem::path& dir = ".");
 // The [run] table of `parent` (defaults when absent), shared by workload and study files.
 RunRule parse_run_rule(StrictTable& parent);
+// The keys of an [[app]] that say how it runs beside the others rather than
+// what it runs (arrival_cycle, priority, qos_goal, cpu_gap_us), validated into
+// `a`; absent keys leave `a` as it is. Studies read them per mix application.
+void read_app_options(StrictTable& t, AppSpec& a);
+// A host CPU time in microseconds, 0 to 1e6 (0 when absent).
+double cpu_microseconds(StrictTable& t, std::string_view key);
 // Checks what parsing cannot (policy and its options, names); run by both loaders.
 void validate(const WorkloadFile& w);
 
