@@ -1,5 +1,6 @@
 // gpumux experiment run/check end to end on the tiny test study: real runs
 // through the local executor, resumption, results and trend checks.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -34,7 +35,7 @@ TEST(ExperimentCli, RunsResumesAndChecksTheTinyStudy) {
   EXPECT_NE(log.find("[6/6] ok"), std::string::npos) << log;  // not a terminal: one line per run
   std::string csv = slurp(out / "results.csv");
   EXPECT_EQ(lines(csv), 1u + 2 * 2) << csv;  // header + (1 pair x 2 policies) x 2 apps
-  EXPECT_EQ(csv.rfind("key,mix,apps,policy,config,seed,size,category,app_index,app,benchmark,class,passed", 0), 0u);
+  EXPECT_EQ(csv.rfind("key,mix,apps,policy,config,seed,size,category,app_index,app,benchmark,class,priority,passed", 0), 0u);
   EXPECT_EQ(lines(slurp(out / "isolated.csv")), 1u + 4);
   EXPECT_NE(slurp(out / "study.json").find("\"speedup\""), std::string::npos);
   EXPECT_NE(slurp(out / "figures.json").find("\"ntt-cdf\""), std::string::npos);
@@ -49,6 +50,31 @@ TEST(ExperimentCli, RunsResumesAndChecksTheTinyStudy) {
   EXPECT_NE(log.find("6 runs, 1 to do"), std::string::npos) << log;
   EXPECT_EQ(slurp(out / "results.csv"), csv);
 
+  ASSERT_EQ(run_gpumux("experiment check " + out.string(), log), 0) << log;
+  EXPECT_NE(log.find("2 of 2 trends hold"), std::string::npos) << log;
+  fs::remove_all(out);
+}
+
+// A high-priority application with host CPU time, with and without its
+// priority: rows carry the mix's priority under both policies, the same mix
+// label, and trends compare the application across policies.
+TEST(ExperimentCli, PrioritiesAndCpuGapsReachTheResults) {
+  fs::path out = fs::path(testing::TempDir()) / "experiment-cli-priorities";
+  fs::remove_all(out);
+  std::string log;
+  fs::path study = fs::path(GPUMUX_SOURCE_DIR) / "tests/experiments/fixtures/priority-study";
+  ASSERT_EQ(run_gpumux("experiment run " + study.string() + " --scale quick --jobs 2 --out " + out.string(), log), 0)
+      << log;
+  EXPECT_NE(log.find("4 runs, 4 to do"), std::string::npos) << log;  // pc with its CPU gap and vecadd alone, 2 mixes
+  std::string csv = slurp(out / "results.csv");
+  EXPECT_EQ(lines(csv), 1u + 2 * 3) << csv;
+  EXPECT_EQ(csv.rfind("key,mix,apps,policy,config,seed,size,app_index,app,benchmark,priority,passed", 0), 0u) << csv;
+  for (const char* policy : {"fcfs", "prio"}) {
+    EXPECT_NE(csv.find(fmt::format(",pc[cpu_gap_us=2;priority=1]+vecadd+vecadd,3,{},base,1,tiny,0,pc,pc,1,1,", policy)),
+              std::string::npos) << csv;
+    EXPECT_NE(csv.find(fmt::format(",3,{},base,1,tiny,2,vecadd-2,vecadd,0,1,", policy)), std::string::npos) << csv;
+  }
+  EXPECT_NE(slurp(out / "isolated.csv").find(",pc[cpu_gap_us=2],1,fcfs,"), std::string::npos);
   ASSERT_EQ(run_gpumux("experiment check " + out.string(), log), 0) << log;
   EXPECT_NE(log.find("2 of 2 trends hold"), std::string::npos) << log;
   fs::remove_all(out);

@@ -1,6 +1,7 @@
 #include "gpumux/experiments/plan.h"
 
 #include <fstream>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -60,6 +61,112 @@ TEST(ExperimentPlan, PendingTasksWriteTheFoldersAndSkipRunsWithResults) {
   std::ofstream(runs[1].task.dir / "key.txt") << "something else";
   EXPECT_THROW(pending_tasks(runs), ApiError);
   std::filesystem::remove_all(out);
+}
+
+Study study(const std::string& sweep) {
+  return parse_study("[sweep]\nsize = \"tiny\"\n" + sweep + "\n[scale.quick]\n[scale.full]\n", "s.toml", ".", "quick");
+}
+
+std::vector<PlannedRun> mix_runs(const std::vector<PlannedRun>& runs) {
+  std::vector<PlannedRun> m;
+  for (const PlannedRun& r : runs)
+    if (r.kind == PlannedRun::Kind::Mix) m.push_back(r);
+  return m;
+}
+
+// The thesis's workloads: random mixes in which one process has a higher
+// priority, every benchmark being that process equally often.
+TEST(ExperimentPlan, HighPriorityRandomMixesRotateThroughTheBenchmarks) {
+  const std::string sweep = "policies = [\"fcfs\"]\n"
+                            "random = { count = 8, apps = [2, 4], from = [\"pc\", \"vecadd\", \"lbm\", \"histo\"], "
+                            "seed = 5, high_priority = 3 }";
+  std::vector<PlannedRun> mixes = mix_runs(plan_study(study(sweep), "/tmp/out"));
+  ASSERT_EQ(mixes.size(), 16u);  // distinct mixes: none lost to deduplication
+  std::map<std::pair<size_t, std::string>, int> high;  // (mix size, benchmark) -> times high-priority
+  for (const PlannedRun& r : mixes) {
+    multitask::WorkloadFile w = multitask::parse_workload(r.workload_toml, "w", ".");
+    int n = 0;
+    for (size_t i = 0; i < r.apps.size(); ++i) {
+      EXPECT_EQ(w.apps[i].priority, r.apps[i].priority());
+      if (r.apps[i].priority() == 3) {
+        ++n;
+        ++high[{r.apps.size(), r.apps[i].benchmark}];
+      } else {
+        EXPECT_EQ(r.apps[i].priority(), 0);
+      }
+    }
+    EXPECT_EQ(n, 1) << r.mix();
+  }
+  for (size_t size : {2, 4})
+    for (const char* b : {"pc", "vecadd", "lbm", "histo"}) EXPECT_EQ((high[{size, b}]), 2) << size << " " << b;
+  std::vector<PlannedRun> again = mix_runs(plan_study(study(sweep), "/tmp/out"));
+  std::vector<PlannedRun> other = mix_runs(plan_study(study(sweep.substr(0, sweep.find("seed = 5")) +
+                                                            "seed = 6, high_priority = 3 }"), "/tmp/out"));
+  bool differs = false;
+  for (size_t i = 0; i < mixes.size(); ++i) {
+    EXPECT_EQ(again[i].mix(), mixes[i].mix());
+    differs |= other[i].mix() != mixes[i].mix();
+  }
+  EXPECT_TRUE(differs);
+}
+
+// A policy with priorities = false runs the mix with every app at priority
+// 0 (another run); results keep the mix's definition and priorities.
+TEST(ExperimentPlan, PoliciesWithoutPrioritiesRunEveryAppAtPriorityZero) {
+  std::vector<PlannedRun> mixes = mix_runs(plan_study(
+      study("policies = [\"fcfs\", { label = \"fcfs-np\", name = \"fcfs\", priorities = false }]\n"
+            "mixes = [[{ benchmark = \"pc\", priority = 1, arrival_cycle = 100 }, \"vecadd\"]]"),
+      "/tmp/out"));
+  ASSERT_EQ(mixes.size(), 2u);
+  EXPECT_NE(mixes[0].task.key, mixes[1].task.key);
+  for (const PlannedRun& r : mixes) {
+    EXPECT_EQ(r.mix(), "pc[arrival_cycle=100;priority=1]+vecadd");
+    EXPECT_EQ(r.apps[0].priority(), 1);
+    multitask::WorkloadFile w = multitask::parse_workload(r.workload_toml, "w", ".");
+    EXPECT_EQ(w.apps[0].priority, r.policy == "fcfs" ? 1 : 0) << r.policy;
+    EXPECT_EQ(w.apps[0].arrival, 100u);
+    EXPECT_EQ(w.policy, "fcfs");
+  }
+  EXPECT_EQ(mixes[1].task.label, "pc[arrival_cycle=100;priority=1]+vecadd fcfs-np seed 1");
+}
+
+// Two policy labels giving the same workload share one run (one task, one
+// folder) but keep their own rows.
+TEST(ExperimentPlan, RunsWithTheSameKeyKeepTheirAxesAndRunOnce) {
+  std::filesystem::path out = std::filesystem::path(testing::TempDir()) / "plan-shared";
+  std::filesystem::remove_all(out);
+  std::vector<PlannedRun> runs = plan_study(
+      study("policies = [\"fcfs\", { label = \"fcfs-np\", name = \"fcfs\", priorities = false }]\n"
+            "mixes = [[\"pc\", \"vecadd\"], [\"pc\", \"vecadd\"]]"),
+      out);
+  std::vector<PlannedRun> mixes = mix_runs(runs);
+  ASSERT_EQ(mixes.size(), 2u);  // the repeated mix is dropped, the second label kept
+  EXPECT_EQ(mixes[0].task.key, mixes[1].task.key);
+  EXPECT_NE(mixes[0].policy, mixes[1].policy);
+  EXPECT_EQ(pending_tasks(runs).size(), 3u);  // pc and vecadd alone, the pair once
+  std::filesystem::remove_all(out);
+}
+
+// Host CPU time: a mix entry's own cpu_gap_us, else the sweep's for its
+// benchmark; the isolated runs have the same.
+TEST(ExperimentPlan, CpuGapsReachTheMixesAndTheIsolatedRuns) {
+  std::vector<PlannedRun> runs =
+      plan_study(study("policies = [\"fcfs\"]\ncpu_gap_us = { default = 2, vecadd = 0 }\n"
+                       "mixes = [[{ benchmark = \"pc\", cpu_gap_us = 1, priority = 1 }, \"vecadd\", \"lbm\"]]"),
+                 "/tmp/out");
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[0].mix(), "lbm");
+  EXPECT_EQ(runs[1].mix(), "pc[cpu_gap_us=1]");
+  EXPECT_EQ(runs[2].mix(), "vecadd");
+  std::vector<double> alone_gaps;
+  for (size_t i = 0; i < 3; ++i)
+    alone_gaps.push_back(multitask::parse_workload(runs[i].workload_toml, "w", ".").apps[0].cpu_gap_us);
+  EXPECT_EQ(alone_gaps, (std::vector<double>{2, 1, 0}));
+  multitask::WorkloadFile mix = multitask::parse_workload(runs[3].workload_toml, "w", ".");
+  EXPECT_EQ(mix.apps[0].cpu_gap_us, 1.0);
+  EXPECT_EQ(mix.apps[1].cpu_gap_us, 0.0);
+  EXPECT_EQ(mix.apps[2].cpu_gap_us, 2.0);
+  EXPECT_EQ(runs[3].task.label, "pc[cpu_gap_us=1;priority=1]+vecadd+lbm fcfs seed 1");
 }
 
 }  // namespace

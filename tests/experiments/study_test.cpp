@@ -76,6 +76,70 @@ TEST(ExperimentStudy, ErrorsNameFileLineAndKey) {
             std::string::npos);
 }
 
+// The axes of the preemptive-multitasking study: per-app keys in explicit
+// mixes, random mixes with one high-priority application, a policy that
+// ignores the mix's priorities, and host CPU time per benchmark.
+const char* kPriorities = R"(
+[sweep]
+size = "tiny"
+policies = ["fcfs", { label = "fcfs-np", name = "fcfs", priorities = false }]
+mixes = [[{ benchmark = "pc", priority = 1, arrival_cycle = 500, cpu_gap_us = 2 }, "vecadd"]]
+random = { count = 4, apps = 2, from = ["pc", "lbm"], seed = 3, high_priority = 2 }
+cpu_gap_us = { default = 1.5, lbm = 4 }
+[scale.quick]
+[scale.full]
+cpu_gap_us = 3
+)";
+
+TEST(ExperimentStudy, MixAppsPrioritiesAndCpuGaps) {
+  Study q = parse_study(kPriorities, "s.toml", ".", "quick");
+  ASSERT_EQ(q.sweep.policies.size(), 2u);
+  EXPECT_TRUE(q.sweep.policies[0].priorities);
+  EXPECT_FALSE(q.sweep.policies[1].priorities);
+  EXPECT_FALSE(q.sweep.policies[1].options.contains("priorities"));  // not a [policy] key of workloads
+  ASSERT_EQ(q.sweep.mixes.size(), 1u);
+  const Mix& m = q.sweep.mixes[0];
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].label(), "pc[arrival_cycle=500;cpu_gap_us=2;priority=1]");
+  EXPECT_EQ(m[0].priority(), 1);
+  EXPECT_EQ(m[0].alone().label(), "pc[cpu_gap_us=2]");  // priority and arrival do not change a run alone
+  EXPECT_EQ(m[1].label(), "vecadd");
+  EXPECT_EQ(m[1].priority(), 0);
+  ASSERT_TRUE(q.sweep.random);
+  EXPECT_EQ(q.sweep.random->high_priority, 2);
+  EXPECT_EQ(q.sweep.cpu_gaps.of("lbm"), 4.0);
+  EXPECT_EQ(q.sweep.cpu_gaps.of("pc"), 1.5);
+  Study f = parse_study(kPriorities, "s.toml", ".", "full");
+  EXPECT_EQ(f.sweep.cpu_gaps.of("lbm"), 3.0);
+  EXPECT_FALSE(parse_study(kBase, "s.toml", ".", "quick").sweep.random);
+  EXPECT_EQ(parse_study(kBase, "s.toml", ".", "full").sweep.random->high_priority, std::nullopt);
+}
+
+TEST(ExperimentStudy, MixAppsPrioritiesAndCpuGapsErrors) {
+  std::string base = kPriorities;
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = base;
+    t.replace(t.find(from), from.size(), to);
+    return error_of(t);
+  };
+  EXPECT_EQ(with("arrival_cycle = 500", "colour = 1"), "s.toml:5: sweep.mixes.colour: unknown key");
+  EXPECT_EQ(with("priority = 1,", "priority = 101,"), "s.toml:5: sweep.mixes.priority: 101 is outside [-100, 100]");
+  EXPECT_EQ(with("cpu_gap_us = 2 }", "cpu_gap_us = -2 }"),
+            "s.toml:5: sweep.mixes.cpu_gap_us: -2 is outside [0, 1e6] microseconds");
+  EXPECT_EQ(with("benchmark = \"pc\",", "benchmark = \"nope\","),
+            "s.toml:5: sweep.mixes.benchmark: unknown benchmark 'nope' (see gpumux list)");
+  EXPECT_EQ(with("benchmark = \"pc\",", ""), "s.toml:5: sweep.mixes.benchmark: missing");
+  EXPECT_EQ(with("\"vecadd\"]]", "3]]"),
+            "s.toml:5: sweep.mixes: expected benchmark names or { benchmark = \"...\", priority = ..., ... } tables");
+  EXPECT_EQ(with("priorities = false", "priorities = \"no\""),
+            "s.toml:4: sweep.policies: priorities: expected true or false");
+  EXPECT_EQ(with("high_priority = 2", "high_priority = 0"), "s.toml:6: sweep.random.high_priority: 0 is outside [1, 100]");
+  EXPECT_EQ(with("lbm = 4", "lbm = 4, nope = 1"),
+            "s.toml:7: sweep.cpu_gap_us.nope: not a benchmark (see gpumux list) or \"default\"");
+  EXPECT_EQ(with("cpu_gap_us = 3", "cpu_gap_us = 2e6"), "s.toml:10: scale.full.cpu_gap_us: 2000000 is outside [0, 1e6] microseconds");
+  EXPECT_EQ(with("cpu_gap_us = 3", "cpu_gap_us = \"3us\""), "s.toml:10: scale.full.cpu_gap_us: expected microseconds");
+}
+
 TEST(ExperimentStudy, LoadsTheShippedStudies) {
   for (const char* dir : {"experiments/sharing-baselines", "tests/experiments/fixtures/tiny-study"})
     for (const char* scale : {"quick", "full"}) {

@@ -117,3 +117,61 @@ TEST(HostScheduler, ProgramExceptionsPropagate) {
 
 }  // namespace
 }  // namespace gpumux::multitask
+
+namespace gpumux::multitask {
+namespace {
+
+// Host CPU time blocks only the program that spends it: it resumes at the
+// first core cycle edge after that time, while another program's copies run
+// as they would without it.
+TEST(HostScheduler, HostComputeBlocksOnlyItsProgram) {
+  auto copy_cycles = [](bool with_cpu_program, Cycle* resumed) {
+    Config c = gtx980();
+    gpu::Gpu g(c.values());
+    HostScheduler hs(g);
+    std::vector<Cycle> done;
+    hs.spawn("gpu", 0, [&] {
+      for (int i = 0; i < 3; ++i) {
+        copy(hs, g, 0, 1 << 20);
+        done.push_back(hs.now());
+      }
+    });
+    if (with_cpu_program)
+      hs.spawn("cpu", 0, [&] {
+        hs.spend(10'000'000);  // 10 us
+        *resumed = hs.now();
+      });
+    hs.run();
+    return done;
+  };
+  Cycle resumed = 0;
+  EXPECT_EQ(copy_cycles(true, &resumed), copy_cycles(false, nullptr));
+  Config c = gtx980();
+  ClockDomain core("core", c.values().clock.core_mhz);
+  EXPECT_EQ(resumed, core.cycle_at_or_after(10'000'000));
+  EXPECT_GT(resumed, 0u);
+}
+
+// Alone, a program's host time advances the simulation by itself.
+TEST(HostScheduler, HostComputeAloneAdvancesTime) {
+  Config c = gtx980();
+  gpu::Gpu g(c.values());
+  HostScheduler hs(g);
+  std::vector<Cycle> at;
+  hs.spawn("cpu", 0, [&] {
+    for (int i = 0; i < 3; ++i) {
+      hs.spend(1'000'000);  // 1 us
+      at.push_back(hs.now());
+    }
+  });
+  hs.run();
+  ClockDomain core("core", c.values().clock.core_mhz);
+  ASSERT_EQ(at.size(), 3u);
+  EXPECT_EQ(at[0], core.cycle_at_or_after(1'000'000));
+  EXPECT_GT(at[1], at[0]);
+  EXPECT_GT(at[2], at[1]);
+  EXPECT_THROW(hs.spend(1), std::logic_error);  // outside a program
+}
+
+}  // namespace
+}  // namespace gpumux::multitask

@@ -229,3 +229,48 @@ TEST(MultiAppRun, UserPtxApplicationRunsBesideABenchmark) {
 
 }  // namespace
 }  // namespace gpumux::multitask
+
+namespace gpumux::multitask {
+namespace {
+
+Cycle first_run(const RunResult& r, size_t app = 0) { return r.apps.at(app).runs.at(0).cycles(); }
+
+// The full-system model: host CPU time before each API call lengthens the
+// turnaround by at least one gap (before the first call nothing else runs)
+// and at most one gap per call (kernels already launched run during later
+// gaps). The isolated baseline has the same gaps: alone, the NTT is 1.
+TEST(MultiAppRun, CpuGapsLengthenTheTurnaroundAndTheBaseline) {
+  WorkloadFile plain = workload({app("pc")}, "fcfs");
+  WorkloadFile gaps = plain;
+  gaps.apps[0].cpu_gap_us = 20;
+  RunOptions o;
+  o.use_cache = false;
+  RunResult a = run_workload(plain, no_baselines()), b = run_workload(gaps, o);
+  expect_all_passed(b);
+  Cycle gap = 20 * 1126;  // gtx980's core clock: 1126 MHz
+  uint64_t calls = b.kernels.size() + b.copies.size();
+  EXPECT_GE(first_run(b), first_run(a) + gap);
+  EXPECT_LE(first_run(b), first_run(a) + calls * (gap + 1));
+  ASSERT_TRUE(b.metrics);
+  EXPECT_EQ(b.metrics->apps[0].ntt, 1.0);
+}
+
+// A user program's CPU step runs before each launch.
+TEST(MultiAppRun, UserProgramCpuStepsRunBeforeEachLaunch) {
+  const std::string dir = std::string(GPUMUX_SOURCE_DIR) + "/configs/workloads";
+  auto program = [&](const std::string& cpu) {
+    return parse_workload("[[app]]\nname = \"saxpy\"\nptx = \"kernels/saxpy.ptx\"\n"
+                          "[[app.buffer]]\nname = \"x\"\nbytes = 4096\n[[app.buffer]]\nname = \"y\"\nbytes = 4096\n"
+                          "[[app.launch]]\nkernel = \"saxpy\"\ngrid = [4]\nblock = [256]\n"
+                          "args = [\"buf:x\", \"buf:y\", \"u32:1024\", \"f32:2.0\"]\nrepeat = 3\n" + cpu,
+                          "w.toml", dir);
+  };
+  RunResult a = run_workload(program(""), no_baselines());
+  RunResult b = run_workload(program("cpu_us = 40\n"), no_baselines());
+  expect_all_passed(b);
+  EXPECT_GE(first_run(b), first_run(a) + 40 * 1126);
+  EXPECT_LE(first_run(b), first_run(a) + 3 * (40 * 1126 + 1));
+}
+
+}  // namespace
+}  // namespace gpumux::multitask

@@ -40,6 +40,7 @@ size = "small"
 arrival_cycle = 100
 priority = 5
 qos_goal = 0.5
+cpu_gap_us = 2.5
 [[app]]
 benchmark = "stencil"
 )",
@@ -57,6 +58,10 @@ benchmark = "stencil"
   EXPECT_EQ(w.apps[0].priority, 5);
   EXPECT_EQ(w.apps[0].seed, 10u);
   EXPECT_EQ(*w.apps[0].qos_goal, 0.5);
+  EXPECT_EQ(w.apps[0].cpu_gap_us, 2.5);
+  EXPECT_EQ(w.apps[1].cpu_gap_us, 0.0);
+  EXPECT_NE(w.apps[0].identity().find("cpu_gap_us 2.5"), std::string::npos);
+  EXPECT_EQ(w.apps[1].identity().find("cpu_gap_us"), std::string::npos);  // keys without CPU time as before
   EXPECT_EQ(w.apps[1].name, "stencil");
   EXPECT_EQ(w.apps[1].seed, 11u);
   EXPECT_EQ(w.policy_options.tb_quota_by_app.at(0), 2u);
@@ -87,6 +92,10 @@ TEST(WorkloadFile, ErrorsNameFileLineAndKey) {
   EXPECT_NE(error_of("[[app]]\nbenchmark = \"pc\"\nname = \"x\"\n[[app]]\nbenchmark = \"vecadd\"\nname = \"x\"\n")
                 .find("app name 'x' is used twice"),
             std::string::npos);
+  EXPECT_EQ(error_of("[[app]]\nbenchmark = \"pc\"\ncpu_gap_us = -1\n"),
+            "w.toml:3: app[0].cpu_gap_us: -1 is outside [0, 1e6] microseconds");
+  EXPECT_EQ(error_of("[[app]]\nbenchmark = \"pc\"\ncpu_gap_us = \"5us\"\n"),
+            "w.toml:3: app[0].cpu_gap_us: expected microseconds");
   EXPECT_NE(error_of("seed = 1\n").find("no [[app]] entries"), std::string::npos);
   EXPECT_NE(error_of("[[app]]\nbenchmark = 'pc'\n[[app]\n").find("w.toml:3:"), std::string::npos);
 }
@@ -125,7 +134,7 @@ std::string user_error(const std::string& text) {
 TEST(WorkloadFile, UserPtxApplications) {
   WorkloadFile w = parse_workload(
       user_app("init = \"iota_u32\"\n[[app.launch]]\nkernel = \"saxpy\"\ngrid = [2, 3]\nblock = [32]\n"
-               "args = [\"buf:x\", \"buf:x\", \"u32:16\", \"f32:-1.5\"]\nrepeat = 2\n"),
+               "args = [\"buf:x\", \"buf:x\", \"u32:16\", \"f32:-1.5\"]\nrepeat = 2\ncpu_us = 12.5\n"),
       "w.toml", std::string(GPUMUX_SOURCE_DIR) + "/configs/workloads");
   ASSERT_EQ(w.apps.size(), 1u);
   const AppSpec& a = w.apps[0];
@@ -136,6 +145,7 @@ TEST(WorkloadFile, UserPtxApplications) {
   const UserProgram::Launch& l = a.user->launches[0];
   EXPECT_EQ(l.grid.y, 3u);
   EXPECT_EQ(l.repeat, 2u);
+  EXPECT_EQ(l.cpu_us, 12.5);
   ASSERT_EQ(l.args.size(), 4u);
   EXPECT_EQ(l.args[3].kind, UserProgram::Arg::Kind::F32);
   EXPECT_EQ(l.args[3].bits, std::bit_cast<uint32_t>(-1.5f));
@@ -151,6 +161,9 @@ TEST(WorkloadFile, UserPtxErrors) {
             std::string::npos);
   EXPECT_NE(user_error(user_app("[[app.launch]]\nkernel = \"saxpy\"\ngrid = [0]\nblock = [32]\n"))
                 .find("dimensions must be positive"),
+            std::string::npos);
+  EXPECT_NE(user_error(user_app("[[app.launch]]\nkernel = \"saxpy\"\ngrid = [1]\nblock = [32]\ncpu_us = 2e6\n"))
+                .find("w.toml:11: app[0].launch.cpu_us: 2000000 is outside [0, 1e6] microseconds"),
             std::string::npos);
   EXPECT_NE(user_error("[[app]]\nptx = \"missing.ptx\"\n").find("cannot open PTX file"), std::string::npos);
   EXPECT_NE(user_error("[[app]]\nptx = \"kernels/saxpy.ptx\"\nbenchmark = \"pc\"\n").find("give either"),

@@ -17,21 +17,42 @@ namespace gpumux::experiments {
 
 namespace {
 
-std::vector<std::vector<std::string>> mixes_of(const Sweep& s) {
-  std::vector<std::vector<std::string>> mixes = s.mixes;
+// Random mixes of each size, drawn from the seed. With a high priority, the
+// high-priority benchmark of the c-th mix of each size is rotation[c % |from|],
+// `rotation` being `from` shuffled by the seed, at a drawn position. A mix
+// equal to an earlier one (which would be the same run) is drawn again, up
+// to 100 times, so that the rotation stays even where the benchmarks allow.
+void add_random_mixes(const RandomMixes& r, std::vector<Mix>& mixes) {
+  workloads::Rng rng(r.seed);
+  std::vector<std::string> rotation = r.from;
+  if (r.high_priority)
+    for (size_t i = rotation.size(); i > 1; --i) std::swap(rotation[i - 1], rotation[rng.below(uint32_t(i))]);
+  auto draw = [&](uint32_t n, uint32_t c) {
+    Mix mix;
+    for (uint32_t a = r.high_priority ? 1 : 0; a < n; ++a) mix.push_back({r.from[rng.below(uint32_t(r.from.size()))], {}});
+    if (r.high_priority) {
+      MixApp hp{rotation[c % rotation.size()], toml::table{{"priority", int64_t(*r.high_priority)}}};
+      mix.insert(mix.begin() + rng.below(n), std::move(hp));
+    }
+    return mix;
+  };
+  std::set<std::string> drawn;
+  for (uint32_t n : r.apps)
+    for (uint32_t c = 0; c < r.count; ++c) {
+      Mix mix = draw(n, c);
+      for (int retry = 0; retry < 100 && drawn.count(mix_label(mix)); ++retry) mix = draw(n, c);
+      drawn.insert(mix_label(mix));
+      mixes.push_back(std::move(mix));
+    }
+}
+
+std::vector<Mix> mixes_of(const Sweep& s) {
+  std::vector<Mix> mixes = s.mixes;
   const auto& of = s.pairs_of;
   for (size_t i = 0; i < of.size(); ++i)
     for (size_t j = s.pairs_ordered ? 0 : i + 1; j < of.size(); ++j)
-      if (i != j) mixes.push_back({of[i], of[j]});
-  if (s.random) {
-    workloads::Rng rng(s.random->seed);
-    for (uint32_t n : s.random->apps)
-      for (uint32_t c = 0; c < s.random->count; ++c) {
-        std::vector<std::string> mix;
-        for (uint32_t a = 0; a < n; ++a) mix.push_back(s.random->from[rng.below(uint32_t(s.random->from.size()))]);
-        mixes.push_back(std::move(mix));
-      }
-  }
+      if (i != j) mixes.push_back({{of[i], {}}, {of[j], {}}});
+  if (s.random) add_random_mixes(*s.random, mixes);
   return mixes;
 }
 
@@ -39,12 +60,12 @@ class Planner {
  public:
   Planner(const Study& s, const std::filesystem::path& out) : s_(s), out_(out) {}
 
-  // One run: every app of `benchmarks` under `policy` with `config`.
-  PlannedRun make(PlannedRun::Kind kind, const std::vector<std::string>& benchmarks, const PolicyChoice& policy,
-                  const ConfigChoice& config, uint64_t seed, const std::vector<std::string>& extra_set) {
+  // One run: every app of `mix` under `policy` with `config`.
+  PlannedRun make(PlannedRun::Kind kind, const Mix& mix, const PolicyChoice& policy, const ConfigChoice& config,
+                  uint64_t seed, const std::vector<std::string>& extra_set) {
     PlannedRun r;
     r.kind = kind;
-    r.benchmarks = benchmarks;
+    r.apps = mix;
     r.policy = policy.label;
     r.config = config.label;
     r.seed = seed;
@@ -66,10 +87,15 @@ class Planner {
     run.insert("measure", !alone && s_.run.measure == multitask::RunRule::Measure::All ? "all" : "first");
     w.insert("run", run);
     toml::array apps;
-    for (const std::string& b : benchmarks) {
+    for (const MixApp& a : mix) {
       // Every application of a mix uses the mix's seed, so that each benchmark
       // has one isolated baseline per seed whatever its position.
-      apps.push_back(toml::table{{"benchmark", b}, {"size", s_.sweep.size}, {"seed", int64_t(seed)}});
+      toml::table app{{"benchmark", a.benchmark}, {"size", s_.sweep.size}, {"seed", int64_t(seed)}};
+      for (const auto& [key, value] : a.options)
+        if (policy.priorities || key.str() != "priority") app.insert(key, value);
+      if (double gap = s_.sweep.cpu_gaps.of(a.benchmark); gap > 0 && !app.contains("cpu_gap_us"))
+        app.insert("cpu_gap_us", gap);
+      apps.push_back(std::move(app));
     }
     w.insert("app", apps);
     std::ostringstream text;
@@ -114,38 +140,37 @@ class Planner {
 
 }  // namespace
 
-std::string PlannedRun::mix() const { return fmt::format("{}", fmt::join(benchmarks, "+")); }
-
 std::vector<std::pair<std::string, std::string>> PlannedRun::axes() const {
-  return {{"mix", mix()},          {"apps", std::to_string(benchmarks.size())}, {"policy", policy},
-          {"config", config},      {"seed", std::to_string(seed)}};
+  return {{"mix", mix()},     {"apps", std::to_string(apps.size())}, {"policy", policy},
+          {"config", config}, {"seed", std::to_string(seed)}};
 }
 
 std::vector<PlannedRun> plan_study(const Study& s, const std::filesystem::path& out) {
   Planner p(s, out);
   std::vector<PlannedRun> runs;
-  std::vector<std::vector<std::string>> mixes = mixes_of(s.sweep);
-  std::set<std::string> benchmarks;
-  for (const auto& m : mixes) benchmarks.insert(m.begin(), m.end());
+  std::vector<Mix> mixes = mixes_of(s.sweep);
+  std::map<std::string, MixApp> alone;  // each application as its isolated run has it, by label
+  for (const Mix& m : mixes)
+    for (const MixApp& a : m) alone.emplace(a.alone().label(), a.alone());
   PolicyChoice fcfs{"fcfs", toml::table{{"name", "fcfs"}}};
-  // Wave 0: each benchmark alone, per config and seed (the mixes' baselines).
+  // Wave 0: each application alone, per config and seed (the mixes' baselines).
   for (const ConfigChoice& c : s.sweep.configs)
     for (uint64_t seed : s.sweep.seeds)
-      for (const std::string& b : benchmarks) runs.push_back(p.make(PlannedRun::Kind::Alone, {b}, fcfs, c, seed, {}));
+      for (const auto& [label, a] : alone) runs.push_back(p.make(PlannedRun::Kind::Alone, {a}, fcfs, c, seed, {}));
   if (s.classify)
-    for (const std::string& b : benchmarks)
-      runs.push_back(p.make(PlannedRun::Kind::Classify, {b}, fcfs, s.sweep.configs.front(), s.sweep.seeds.front(),
+    for (const auto& [label, a] : alone)
+      runs.push_back(p.make(PlannedRun::Kind::Classify, {a}, fcfs, s.sweep.configs.front(), s.sweep.seeds.front(),
                             s.classify->from));
   // Wave 1: the mixes.
   for (const ConfigChoice& c : s.sweep.configs)
     for (const PolicyChoice& policy : s.sweep.policies)
       for (uint64_t seed : s.sweep.seeds)
-        for (const auto& m : mixes) runs.push_back(p.make(PlannedRun::Kind::Mix, m, policy, c, seed, {}));
-  // The same run can arise twice (a mix listed twice): keep one.
-  std::set<std::string> keys;
+        for (const Mix& m : mixes) runs.push_back(p.make(PlannedRun::Kind::Mix, m, policy, c, seed, {}));
+  // The same run can arise twice with the same axes (a mix listed twice): keep one.
+  std::set<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> seen;
   std::vector<PlannedRun> unique;
   for (PlannedRun& r : runs)
-    if (keys.insert(r.task.key).second) unique.push_back(std::move(r));
+    if (seen.insert({r.task.key, r.axes()}).second) unique.push_back(std::move(r));
   return unique;
 }
 
@@ -156,8 +181,9 @@ bool has_result(const PlannedRun& r) {
 
 std::vector<RunTask> pending_tasks(const std::vector<PlannedRun>& runs) {
   std::vector<RunTask> pending;
+  std::set<std::string> keys;
   for (const PlannedRun& r : runs) {
-    if (has_result(r)) continue;
+    if (!keys.insert(r.task.key).second || has_result(r)) continue;
     std::filesystem::create_directories(r.task.dir);
     std::filesystem::path key = r.task.dir / "key.txt";
     std::error_code ec;

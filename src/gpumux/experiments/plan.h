@@ -27,20 +27,22 @@ struct PlannedRun {
   RunTask task;
   std::string key_text;       // hashed into task.key; kept in <dir>/key.txt
   std::string workload_toml;  // the run's workload file
-  std::vector<std::string> benchmarks;
+  Mix apps;
   std::string policy, config;  // labels
   uint64_t seed = 0;
-  // The axis values of its result rows: mix, apps, policy, config, seed, size.
+  // The axis values of its result rows: mix, apps, policy, config, seed.
   std::vector<std::pair<std::string, std::string>> axes() const;
-  std::string mix() const;  // benchmark names joined by '+'
+  std::string mix() const { return mix_label(apps); }
 };
 
 // Every run of the study's selected scale; LoadError (naming the study file
-// and the run) if a generated workload or config is invalid.
+// and the run) if a generated workload or config is invalid. Runs with the
+// same key but different axis values (two policy labels giving the same
+// workload) are all kept: they share one run folder and result.
 std::vector<PlannedRun> plan_study(const Study& s, const std::filesystem::path& out);
 
 // Writes each run's folder (workload.toml, key.txt) if needed and returns
-// the runs that have no result yet.
+// the runs that have no result yet, one task per key.
 std::vector<RunTask> pending_tasks(const std::vector<PlannedRun>& runs);
 
 // True when the run's folder holds a result for exactly its key text.

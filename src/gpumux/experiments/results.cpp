@@ -56,10 +56,15 @@ void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
               const std::map<std::string, std::string>& classes) {
   const json& apps = run.at("apps");
   const json& metrics = run.at("metrics");
+  // Classes are those of the applications as their isolated runs have them.
+  auto class_of = [&](const MixApp& a) {
+    auto it = classes.find(a.alone().label());
+    return it == classes.end() ? std::string("?") : it->second;
+  };
   std::string category;
   if (s.classify) {
     std::vector<std::string> c;
-    for (const std::string& b : r.benchmarks) c.push_back(classes.count(b) ? classes.at(b) : "?");
+    for (const MixApp& a : r.apps) c.push_back(class_of(a));
     std::sort(c.begin(), c.end());
     category = fmt::format("{}", fmt::join(c, "/"));
   }
@@ -70,13 +75,16 @@ void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
     if (r.kind != PlannedRun::Kind::Mix) cells.push_back({"kind", r.kind == PlannedRun::Kind::Alone ? "alone" : "classify"});
     cells.push_back({"size", s.sweep.size});
     if (s.classify) cells.push_back({"category", category});
-    std::string bench = r.benchmarks.at(i);
+    const MixApp& app = r.apps.at(i);
     bool passed = a.at("error").get<std::string>().empty() && !a.at("runs").empty();
     cells.insert(cells.end(), {{"app_index", std::to_string(i)},
                                {"app", a.at("name").get<std::string>()},
-                               {"benchmark", bench}});
-    if (s.classify) cells.push_back({"class", classes.count(bench) ? classes.at(bench) : "?"});
-    cells.insert(cells.end(), {{"passed", passed ? "1" : "0"},
+                               {"benchmark", app.benchmark}});
+    if (s.classify) cells.push_back({"class", class_of(app)});
+    // The mix's priority, also under a policy run without priorities, so that
+    // the same application can be selected under every policy.
+    cells.insert(cells.end(), {{"priority", std::to_string(app.priority())},
+                               {"passed", passed ? "1" : "0"},
                                {"error", a.at("error").get<std::string>()},
                                {"shared_cycles", num(a.at("shared").get<double>())},
                                {"alone_cycles", num(a.at("alone").get<double>())},
@@ -159,7 +167,9 @@ StudyResults collect_results(const Study& s, const std::vector<PlannedRun>& runs
   StudyResults out;
   out.mixes.per_run = out.isolated.per_run = {"stp", "antt", "fairness", "cycles"};
   std::map<std::string, json> loaded;
+  std::set<std::string> counted;
   for (const PlannedRun& r : runs) {
+    if (!counted.insert(r.task.key).second) continue;  // a run shared by several axis values
     ++out.total;
     if (!has_result(r)) {
       std::string err = read_text(r.task.dir / "error.txt");
@@ -175,21 +185,20 @@ StudyResults collect_results(const Study& s, const std::vector<PlannedRun>& runs
   if (s.classify) {
     std::map<std::string, double> base, slow;
     for (const PlannedRun& r : runs) {
-      if (!loaded.count(r.task.key) || r.benchmarks.size() != 1 || r.seed != s.sweep.seeds.front() ||
+      if (!loaded.count(r.task.key) || r.kind == PlannedRun::Kind::Mix || r.seed != s.sweep.seeds.front() ||
           r.config != s.sweep.configs.front().label)
         continue;
       const json& app = loaded[r.task.key]["apps"][0];
       if (app["runs"].empty()) continue;
       double cycles = s.classify->metric == "kernel_cycles" ? app["first_run_kernel_cycles"].get<double>()
                                                             : app["runs"][0]["cycles"].get<double>();
-      if (r.kind == PlannedRun::Kind::Classify) slow[r.benchmarks[0]] = cycles;
-      if (r.kind == PlannedRun::Kind::Alone) base[r.benchmarks[0]] = cycles;
+      (r.kind == PlannedRun::Kind::Classify ? slow : base)[r.mix()] = cycles;
     }
-    for (const auto& [b, fast] : base) {
-      if (!slow.count(b)) continue;
-      double speedup = slow[b] / fast;
-      classes[b] = speedup > s.classify->threshold ? s.classify->above : s.classify->below;
-      out.classes.push_back({{"benchmark", b}, {"class", classes[b]}, {"speedup", speedup}});
+    for (const auto& [app, fast] : base) {
+      if (!slow.count(app)) continue;
+      double speedup = slow[app] / fast;
+      classes[app] = speedup > s.classify->threshold ? s.classify->above : s.classify->below;
+      out.classes.push_back({{"benchmark", app}, {"class", classes[app]}, {"speedup", speedup}});
     }
   }
   for (const PlannedRun& r : runs)

@@ -2,8 +2,9 @@
 // the output folder:
 //
 //   OUT/results.csv    one row per application per mix run: every axis value
-//                      (mix, apps, policy, config, seed, size, category) and
-//                      every metric (ntt, progress, shared_cycles,
+//                      (mix, apps, policy, config, seed, size, category), the
+//                      application (benchmark, class, its priority in the mix)
+//                      and every metric (ntt, progress, shared_cycles,
 //                      alone_cycles, warp_insts, passed; per run: stp, antt,
 //                      fairness, cycles; stat.<name> for the study's `stats`)
 //   OUT/isolated.csv   the same for the runs of each benchmark alone

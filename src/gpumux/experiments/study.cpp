@@ -9,6 +9,7 @@
 #include "gpumux/core/error.h"
 #include "gpumux/core/strict_toml.h"
 #include "gpumux/frontend/sharing_policy.h"
+#include "gpumux/multitask/workload_file.h"
 #include "workload.h"
 
 namespace gpumux::experiments {
@@ -44,11 +45,18 @@ PolicyChoice policy_choice(StrictTable& t, const toml::node& e) {
     p.options.insert("name", *name);
   } else if (const toml::table* pt = e.as_table()) {
     p.options = *pt;
+    p.options.is_inline(false);  // written as [policy] whichever way the study wrote it, as a name gives
     if (auto label = pt->get("label")) {
       auto l = label->value_exact<std::string>();
       if (!l || l->empty()) t.fail(*label, "policies", "label: expected a non-empty string");
       p.label = *l;
       p.options.erase("label");
+    }
+    if (auto priorities = pt->get("priorities")) {
+      auto v = priorities->value_exact<bool>();
+      if (!v) t.fail(*priorities, "policies", "priorities: expected true or false");
+      p.priorities = *v;
+      p.options.erase("priorities");
     }
     auto name = p.options.get("name") ? p.options.get("name")->value_exact<std::string>() : std::nullopt;
     if (!name) t.fail(e, "policies", "a policy table needs name = \"<policy>\"");
@@ -61,6 +69,53 @@ PolicyChoice policy_choice(StrictTable& t, const toml::node& e) {
   if (std::find(names.begin(), names.end(), name) == names.end())
     t.fail(e, "policies", fmt::format("unknown sharing policy '{}' (known: {})", name, fmt::join(names, ", ")));
   return p;
+}
+
+// A mix entry: a benchmark name, or a table with `benchmark` and the options
+// of multitask::read_app_options, stored typed so that equal values print alike.
+MixApp mix_app(StrictTable& t, const toml::node& e) {
+  if (auto name = e.value_exact<std::string>()) {
+    if (!workloads::find_workload(*name)) t.fail(e, "mixes", fmt::format("unknown benchmark '{}' (see gpumux list)", *name));
+    return {*name, {}};
+  }
+  const toml::table* et = e.as_table();
+  if (!et) t.fail(e, "mixes", "expected benchmark names or { benchmark = \"...\", priority = ..., ... } tables");
+  StrictTable at(*et, t.qualified("mixes"), t.file());
+  MixApp a;
+  a.benchmark = at.get<std::string>("benchmark", "a benchmark name").value_or("");
+  if (a.benchmark.empty()) at.fail(e, "benchmark", "missing");
+  if (!workloads::find_workload(a.benchmark))
+    at.fail(*at.node("benchmark"), "benchmark", fmt::format("unknown benchmark '{}' (see gpumux list)", a.benchmark));
+  multitask::AppSpec spec;
+  multitask::read_app_options(at, spec);
+  at.finish();
+  if (et->contains("priority")) a.options.insert("priority", int64_t(spec.priority));
+  if (et->contains("arrival_cycle")) a.options.insert("arrival_cycle", int64_t(spec.arrival));
+  if (spec.qos_goal) a.options.insert("qos_goal", *spec.qos_goal);
+  if (et->contains("cpu_gap_us")) a.options.insert("cpu_gap_us", spec.cpu_gap_us);
+  return a;
+}
+
+// cpu_gap_us = 5.0, or { default = 1.0, sgemm = 10.0 }.
+CpuGaps cpu_gaps(StrictTable& t, const toml::node& n) {
+  CpuGaps g;
+  const toml::table* gt = n.as_table();
+  if (!gt) {
+    g.all = multitask::cpu_microseconds(t, "cpu_gap_us");
+    return g;
+  }
+  StrictTable by(*gt, t.qualified("cpu_gap_us"), t.file());
+  for (const auto& [key, value] : *gt) {
+    std::string b(key.str());
+    double us = multitask::cpu_microseconds(by, b);
+    if (b == "default")
+      g.all = us;
+    else if (!workloads::find_workload(b))
+      by.fail(value, b, "not a benchmark (see gpumux list) or \"default\"");
+    else
+      g.by_benchmark[b] = us;
+  }
+  return g;
 }
 
 // Applies the keys present in `t` ([sweep] or a [scale.*] table) to `s`.
@@ -103,20 +158,17 @@ void read_sweep(StrictTable& t, Sweep& s) {
   }
   if (const toml::node* n = t.node("mixes")) {
     const toml::array* arr = n->as_array();
-    if (!arr) t.fail(*n, "mixes", "expected an array of arrays of benchmark names");
+    if (!arr) t.fail(*n, "mixes", "expected an array of mixes (arrays of benchmark names or tables)");
     s.mixes.clear();
     for (const auto& e : *arr) {
       const toml::array* mix = e.as_array();
-      if (!mix || mix->empty()) t.fail(e, "mixes", "expected arrays of benchmark names");
-      std::vector<std::string> names;
-      for (const auto& b : *mix) {
-        auto v = b.value_exact<std::string>();
-        if (!v || !workloads::find_workload(*v)) t.fail(b, "mixes", "expected benchmark names (see gpumux list)");
-        names.push_back(*v);
-      }
-      s.mixes.push_back(std::move(names));
+      if (!mix || mix->empty()) t.fail(e, "mixes", "expected arrays of benchmark names or tables");
+      Mix m;
+      for (const auto& b : *mix) m.push_back(mix_app(t, b));
+      s.mixes.push_back(std::move(m));
     }
   }
+  if (const toml::node* n = t.node("cpu_gap_us")) s.cpu_gaps = cpu_gaps(t, *n);
   if (const toml::node* n = t.node("pairs")) {
     StrictTable pt(as_table(t, "pairs", *n), t.qualified("pairs"), t.file());
     s.pairs_of = strings(pt, "of");
@@ -135,6 +187,7 @@ void read_sweep(StrictTable& t, Sweep& s) {
     if (r.from.empty()) rt.fail(*n, "from", "missing: the benchmarks to draw from");
     check_benchmarks(rt, "from", r.from);
     r.seed = uint64_t(rt.integer("seed", 0, int64_t(1) << 62).value_or(1));
+    if (auto hp = rt.integer("high_priority", 1, 100)) r.high_priority = int(*hp);
     rt.finish();
     s.random = r;
   }
@@ -185,6 +238,36 @@ FigureSpec figure(StrictTable& f) {
 }
 
 }  // namespace
+
+std::string MixApp::label() const {
+  if (options.empty()) return benchmark;
+  std::vector<std::string> parts;
+  for (const auto& [key, value] : options) {
+    std::string v = value.is_integer() ? fmt::format("{}", *value.value<int64_t>())
+                                       : fmt::format("{}", *value.value<double>());
+    parts.push_back(fmt::format("{}={}", key.str(), v));
+  }
+  return fmt::format("{}[{}]", benchmark, fmt::join(parts, ";"));
+}
+
+std::string mix_label(const Mix& mix) {
+  std::vector<std::string> labels;
+  for (const MixApp& a : mix) labels.push_back(a.label());
+  return fmt::format("{}", fmt::join(labels, "+"));
+}
+
+int MixApp::priority() const { return int(options["priority"].value_or(int64_t(0))); }
+
+MixApp MixApp::alone() const {
+  MixApp a{benchmark, {}};
+  if (const toml::node* gap = options.get("cpu_gap_us")) a.options.insert("cpu_gap_us", *gap->value<double>());
+  return a;
+}
+
+double CpuGaps::of(const std::string& benchmark) const {
+  auto it = by_benchmark.find(benchmark);
+  return it == by_benchmark.end() ? all : it->second;
+}
 
 Study parse_study(std::string_view text, const std::string& name, const std::filesystem::path& dir,
                   const std::string& scale) {

@@ -9,10 +9,14 @@
 //   [run]                          # the run rule, as in workload files
 //   [sweep]                        # the axes (every scale starts from these)
 //   size = "medium"  seeds = [1]
-//   policies = ["fcfs", { label = "quota4", name = "smk-quota", ... }]
+//   policies = ["fcfs", { label = "quota4", name = "smk-quota", ... },
+//               { label = "fcfs-np", name = "fcfs", priorities = false }]   # apps all at priority 0
 //   configs = [{ label = "gto", set = [] }]
-//   mixes = [["sgemm", "lbm"]]     # and/or: pairs = { of = [...], ordered = true },
-//                                  #         random = { count = 10, apps = [2, 4], from = [...], seed = 1 }
+//   mixes = [["sgemm", "lbm"], [{ benchmark = "sgemm", priority = 1 }, "lbm"]]
+//                                  # and/or: pairs = { of = [...], ordered = true },
+//                                  #   random = { count = 10, apps = [2, 4], from = [...], seed = 1,
+//                                  #              high_priority = 1 }   # one app per mix at that priority
+//   cpu_gap_us = 5.0               # or { default = 1.0, sgemm = 10.0 }: host time before each API call
 //   [scale.quick]                  # keys that replace [sweep]'s for this scale
 //   [classify]                     # benchmark classes from their speed-up between two configs
 //   [[figure]]  [[trend]]          # what the report draws and what `check` asserts
@@ -37,7 +41,29 @@ namespace gpumux::experiments {
 struct PolicyChoice {
   std::string label;    // the value in results ("smk-quota-4"); default: the name
   toml::table options;  // [policy] of the workload: name = ..., and any options
+  // false: every application runs at priority 0 (e.g. fcfs as the
+  // non-prioritized execution of mixes with a high-priority application);
+  // results keep the mix's priorities.
+  bool priorities = true;
 };
+
+// One application of a mix: a benchmark and the [[app]] keys the study sets
+// for it (multitask::read_app_options: priority, arrival_cycle, qos_goal,
+// cpu_gap_us), copied into the run's workload.
+struct MixApp {
+  std::string benchmark;
+  toml::table options;
+  // The benchmark with its options, if any: "sgemm[cpu_gap_us=5;priority=1]".
+  std::string label() const;
+  int priority() const;  // as the mix gives it (0 when absent)
+  // The application as its isolated run has it: only the options that change
+  // what it does alone (cpu_gap_us; priority and arrival do not).
+  MixApp alone() const;
+};
+using Mix = std::vector<MixApp>;
+// The applications' labels joined by '+' ("sgemm[priority=1]+lbm"): the mix
+// as the study defines it, the same under every policy (results' mix column).
+std::string mix_label(const Mix& mix);
 
 // One value of the config axis: labelled GPU config overrides.
 struct ConfigChoice {
@@ -50,6 +76,17 @@ struct RandomMixes {
   std::vector<uint32_t> apps;       // mix sizes (applications per mix)
   std::vector<std::string> from;    // benchmarks drawn from (with repetition)
   uint64_t seed = 1;
+  // Set: one application of each mix has this priority, the others 0; the
+  // high-priority benchmark rotates through `from` (in an order drawn from
+  // the seed), so each is the high-priority one equally often (within one).
+  std::optional<int> high_priority;
+};
+
+// Host CPU time before each API call (cpu_gap_us of an [[app]]), by benchmark.
+struct CpuGaps {
+  double all = 0;  // benchmarks not listed
+  std::map<std::string, double> by_benchmark;
+  double of(const std::string& benchmark) const;
 };
 
 // The axes of a sweep; a run is one (mix, policy, config, seed).
@@ -58,10 +95,11 @@ struct Sweep {
   std::vector<uint64_t> seeds{1};
   std::vector<PolicyChoice> policies;
   std::vector<ConfigChoice> configs{ConfigChoice{}};
-  std::vector<std::vector<std::string>> mixes;  // explicit
+  std::vector<Mix> mixes;                       // explicit
   std::vector<std::string> pairs_of;            // all pairs of these benchmarks
   bool pairs_ordered = true;                    // (a, b) and (b, a) both, a != b
   std::optional<RandomMixes> random;
+  CpuGaps cpu_gaps;  // for every application whose mix entry sets no cpu_gap_us
 };
 
 // Benchmark classes from scaling: speed-up = time alone under `from`

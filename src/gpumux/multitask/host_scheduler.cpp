@@ -92,6 +92,16 @@ void HostScheduler::wait_until(const std::function<bool()>& ready) {
   if (t.abandon) throw Abandoned{};
 }
 
+void HostScheduler::spend(uint64_t ps) {
+  if (current_ == kScheduler) throw std::logic_error("HostScheduler::spend called outside a host program");
+  Task& t = *tasks_[current_];
+  const Engine& engine = gpu_.engine();
+  Cycle until = engine.clock(gpu_.clocks().core).cycle_at_or_after(engine.now() + ps);
+  t.wake = until;
+  wait_until([this, until] { return now() >= until; });
+  t.wake = kNever;
+}
+
 bool HostScheduler::runnable(const Task& t) const {
   switch (t.state) {
     case State::NotStarted:
@@ -116,6 +126,7 @@ std::string HostScheduler::describe_tasks() const {
   std::string s;
   for (const auto& t : tasks_) {
     const char* st = t->state == State::NotStarted ? "not started"
+                     : t->wake != kNever            ? "computing on the host"
                      : t->state == State::Waiting  ? "waiting for the GPU"
                      : t->state == State::Running  ? "running"
                                                    : "finished";
@@ -146,10 +157,13 @@ void HostScheduler::run(Cycle stop_at) {
         return;
       }
       // Simulate until a kernel or copy completes (they stop the engine), or
-      // the next program start or the cycle limit.
+      // the next program start, the end of a program's host CPU time or the
+      // cycle limit.
       Cycle wake = stop_at;
-      for (const auto& t : tasks_)
+      for (const auto& t : tasks_) {
         if (t->state == State::NotStarted) wake = std::min(wake, t->start);
+        if (t->state == State::Waiting) wake = std::min(wake, t->wake);
+      }
       if (wake != kNever) static_cast<Alarm&>(*alarm_).set(wake);
       engine.run();
       if (engine.idle() && std::none_of(tasks_.begin(), tasks_.end(), [&](const auto& t) { return runnable(*t); }))

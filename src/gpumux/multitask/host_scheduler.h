@@ -9,9 +9,14 @@
 // index first) at the simulated cycle their wait ends, so a run is a pure
 // function of its inputs, whatever the host's thread timing.
 //
+// It is also the device's host clock: host CPU time (Context::host_compute
+// and CPU gaps) blocks a program until that simulated time has passed, while
+// the GPU and the other programs run on (each program has its own CPU).
+//
 //   HostScheduler hs(gpu);
 //   timing_backend.set_waiter(&hs);
 //   hs.spawn("app0", 0, [&] { run_workload(...); });
+//   device.set_host_clock(&hs);
 //   hs.spawn("app1", 5000, [&] { ... });   // arrives at core cycle 5000
 //   hs.run();
 #pragma once
@@ -31,7 +36,7 @@
 
 namespace gpumux::multitask {
 
-class HostScheduler : public timing::HostWaiter {
+class HostScheduler : public timing::HostWaiter, public runtime::HostClock {
  public:
   using Program = std::function<void()>;
 
@@ -49,6 +54,9 @@ class HostScheduler : public timing::HostWaiter {
   void run(Cycle stop_at = kNever);
   // From a program: blocks in simulated time until ready() holds.
   void wait_until(const std::function<bool()>& ready) override;
+  // From a program: blocks for `ps` picoseconds of simulated time, rounded up
+  // to the next core cycle edge.
+  void spend(uint64_t ps) override;
   // From a program: end the run when this program next blocks or returns.
   void request_stop() { stop_requested_ = true; }
   bool stopped_early() const { return stopped_early_; }
@@ -62,6 +70,7 @@ class HostScheduler : public timing::HostWaiter {
     Program program;
     State state = State::NotStarted;
     std::function<bool()> ready;
+    Cycle wake = kNever;  // waiting for this core cycle (spend), not for the GPU
     bool abandon = false;
     std::exception_ptr error;
     std::thread thread;

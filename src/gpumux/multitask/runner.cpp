@@ -106,6 +106,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
 
   HostScheduler hs(g);
   backend.set_waiter(&hs);
+  dev->set_host_clock(&hs);
   size_t n = w.apps.size();
   std::vector<uint32_t> completions(n, 0);
   std::vector<bool> terminated(n, false);
@@ -130,6 +131,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
         Cycle start = hs.now();
         runtime::Context& ctx = dev->create_context(app.name, uint32_t(i));
         ctx.set_priority(app.priority);
+        ctx.set_cpu_gap_ns(app.cpu_gap_us * 1000.0);
         workloads::CheckResult check;
         bool failed = false;
         try {

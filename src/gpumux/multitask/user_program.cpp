@@ -102,7 +102,10 @@ workloads::CheckResult run_user_program(const UserProgram& p, runtime::Context& 
       }
     }
     runtime::Kernel k = mod.kernel(l.kernel);
-    for (uint32_t r = 0; r < l.repeat; ++r) ctx.launch(k, l.grid, l.block, l.dynamic_shared_bytes, {}, args);
+    for (uint32_t r = 0; r < l.repeat; ++r) {
+      ctx.host_compute(l.cpu_us * 1000.0);
+      ctx.launch(k, l.grid, l.block, l.dynamic_shared_bytes, {}, args);
+    }
   }
   std::string sums;
   for (size_t o : p.outputs) {

@@ -17,10 +17,12 @@
 //   dynamic_shared_bytes = 0
 //   args = ["buf:x", "buf:y", "u32:1048576", "f32:2.0"]   # buf:, u32:, s32:, u64:, s64:, f32:, f64:
 //   repeat = 1
+//   cpu_us = 0.0                             # host CPU time before each launch (repeat), microseconds
 //
 // The host program allocates and initializes (copies) the buffers, launches
-// the kernels in order on the default stream, copies the outputs back and
-// synchronizes. There is no CPU reference: the run passes if nothing faults,
+// the kernels in order on the default stream (each after its CPU step, host
+// code that takes `cpu_us` of simulated time while the kernels already
+// launched run on), copies the outputs back and synchronizes. There is no CPU reference: the run passes if nothing faults,
 // and the check detail gives a checksum of the outputs to compare runs.
 #pragma once
 
@@ -52,6 +54,7 @@ struct UserProgram {
     uint64_t dynamic_shared_bytes = 0;
     std::vector<Arg> args;
     uint32_t repeat = 1;
+    double cpu_us = 0;  // host CPU time before each repetition
   };
   std::string ptx_file;  // for messages
   std::string ptx_text;

@@ -70,6 +70,7 @@ std::shared_ptr<UserProgram> parse_user_program(StrictTable& t, const toml::tabl
     launch.block = dims(l, "block");
     launch.dynamic_shared_bytes = uint64_t(l.integer("dynamic_shared_bytes", 0, 1 << 20).value_or(0));
     launch.repeat = uint32_t(l.integer("repeat", 1, 1000000).value_or(1));
+    launch.cpu_us = cpu_microseconds(l, "cpu_us");
     for (const std::string& a : strings(l, "args")) {
       try {
         launch.args.push_back(parse_arg(a, p->buffers));
@@ -98,17 +99,37 @@ std::string AppSpec::program() const {
 }
 
 std::string AppSpec::identity() const {
-  if (benchmark) return fmt::format("benchmark {} size {} seed {}", benchmark->name, workloads::size_name(size), seed);
+  // Host CPU time only when there is some, so that keys without it stay as they were.
+  std::string cpu = cpu_gap_us ? fmt::format(" cpu_gap_us {}", cpu_gap_us) : "";
+  if (benchmark)
+    return fmt::format("benchmark {} size {} seed {}{}", benchmark->name, workloads::size_name(size), seed, cpu);
   // The PTX text and the host program, in a canonical form.
-  std::string s = fmt::format("ptx {:016x} seed {}", fnv1a64(user->ptx_text), seed);
+  std::string s = fmt::format("ptx {:016x} seed {}{}", fnv1a64(user->ptx_text), seed, cpu);
   for (const auto& b : user->buffers) s += fmt::format("\nbuffer {} {} {}", b.name, b.bytes, int(b.init));
   for (const auto& l : user->launches) {
     s += fmt::format("\nlaunch {} {}x{}x{} {}x{}x{} {} x{}", l.kernel, l.grid.x, l.grid.y, l.grid.z, l.block.x,
                      l.block.y, l.block.z, l.dynamic_shared_bytes, l.repeat);
     for (const auto& a : l.args) s += fmt::format(" {}:{}:{}", int(a.kind), a.buffer, a.bits);
+    if (l.cpu_us) s += fmt::format(" cpu_us {}", l.cpu_us);
   }
   for (size_t o : user->outputs) s += fmt::format("\noutput {}", o);
   return s;
+}
+
+double cpu_microseconds(StrictTable& t, std::string_view key) {
+  double us = t.get<double>(key, "microseconds").value_or(0);
+  if (!(us >= 0 && us <= 1e6)) t.fail(*t.node(key), key, fmt::format("{} is outside [0, 1e6] microseconds", us));
+  return us;
+}
+
+void read_app_options(StrictTable& t, AppSpec& a) {
+  a.arrival = Cycle(t.integer("arrival_cycle", 0, int64_t(1) << 50).value_or(int64_t(a.arrival)));
+  a.priority = int(t.integer("priority", -100, 100).value_or(a.priority));
+  if (auto q = t.get<double>("qos_goal", "a number")) {
+    if (!(*q > 0 && *q <= 1)) t.fail(*t.node("qos_goal"), "qos_goal", "expected a fraction in (0, 1]");
+    a.qos_goal = *q;
+  }
+  if (t.node("cpu_gap_us")) a.cpu_gap_us = cpu_microseconds(t, "cpu_gap_us");
 }
 
 RunRule parse_run_rule(StrictTable& parent) {
@@ -237,13 +258,8 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
     } else {
       a.user = parse_user_program(t, at, dir, *ptx);
     }
-    a.arrival = Cycle(t.integer("arrival_cycle", 0, int64_t(1) << 50).value_or(0));
-    a.priority = int(t.integer("priority", -100, 100).value_or(0));
+    read_app_options(t, a);
     a.seed = uint64_t(t.integer("seed", 0, int64_t(1) << 62).value_or(int64_t(seed + i)));
-    if (auto q = t.get<double>("qos_goal", "a number")) {
-      if (!(*q > 0 && *q <= 1)) t.fail(*t.node("qos_goal"), "qos_goal", "expected a fraction in (0, 1]");
-      a.qos_goal = *q;
-    }
     if (auto n = t.get<std::string>("name", "a string")) {
       if (n->empty()) t.fail(*t.node("name"), "name", "must not be empty");
       a.name = *n;

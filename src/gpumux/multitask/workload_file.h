@@ -31,6 +31,7 @@
 //   priority = 0                        # of its kernels (higher first); -100..100
 //   seed = 7                            # optional
 //   qos_goal = 0.5                      # optional: fraction of isolated IPC, for QoS policies
+//   cpu_gap_us = 5.0                    # host CPU time before each API call (Context::set_cpu_gap_ns)
 #pragma once
 
 #include <cstdint>
@@ -59,6 +60,7 @@ struct AppSpec {
   int priority = 0;
   uint64_t seed = 1;
   std::optional<double> qos_goal;
+  double cpu_gap_us = 0;  // host code between API calls (runtime::Context::set_cpu_gap_ns)
 
   // "sgemm" or "ptx:saxpy.ptx", for reports.
   std::string program() const;
@@ -91,6 +93,12 @@ WorkloadFile parse_workload(std::string_view toml_text, const std::string& name,
                             const std::filesystem::path& dir = ".");
 // The [run] table of `parent` (defaults when absent), shared by workload and study files.
 RunRule parse_run_rule(StrictTable& parent);
+// The keys of an [[app]] that say how it runs beside the others rather than
+// what it runs (arrival_cycle, priority, qos_goal, cpu_gap_us), validated into
+// `a`; absent keys leave `a` as it is. Studies read them per mix application.
+void read_app_options(StrictTable& t, AppSpec& a);
+// A host CPU time in microseconds, 0 to 1e6 (0 when absent).
+double cpu_microseconds(StrictTable& t, std::string_view key);
 // Checks what parsing cannot (policy and its options, names); run by both loaders.
 void validate(const WorkloadFile& w);
 

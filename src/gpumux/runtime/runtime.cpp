@@ -1,6 +1,7 @@
 #include "gpumux/runtime/runtime.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -97,28 +98,47 @@ void Context::free(DevPtr p) { mem_->release(p); }
 // stream semantics). Their functional effect happens at once; the host then
 // waits for the modeled transfer time. Nothing else can observe the gap: the
 // context's own kernels are done and other contexts cannot read its memory.
-void Context::memcpy_h2d(DevPtr dst, const void* src, uint64_t bytes, Stream s) {
-  stream_synchronize(s);
+void Context::memcpy_h2d(DevPtr dst, const void* src, uint64_t bytes, Stream) {
+  call_in_order();
   mem_->write(dst, src, bytes);
   if (InstructionObserver* o = dev_.backend().observer()) o->on_memcpy_h2d(*this, dst, bytes);
   dev_.backend().transfer(*this, Transfer::HostToDevice, bytes);
 }
-void Context::memcpy_d2h(void* dst, DevPtr src, uint64_t bytes, Stream s) {
-  stream_synchronize(s);
+void Context::memcpy_d2h(void* dst, DevPtr src, uint64_t bytes, Stream) {
+  call_in_order();
   mem_->read(src, dst, bytes);
   dev_.backend().transfer(*this, Transfer::DeviceToHost, bytes);
 }
-void Context::memcpy_d2d(DevPtr dst, DevPtr src, uint64_t bytes, Stream s) {
-  stream_synchronize(s);
+void Context::memcpy_d2d(DevPtr dst, DevPtr src, uint64_t bytes, Stream) {
+  call_in_order();
   std::vector<uint8_t> tmp(bytes);
   mem_->read(src, tmp.data(), bytes);
   mem_->write(dst, tmp.data(), bytes);
   dev_.backend().transfer(*this, Transfer::DeviceToDevice, bytes);
 }
-void Context::memset(DevPtr dst, int value, uint64_t bytes, Stream s) {
-  stream_synchronize(s);
+void Context::memset(DevPtr dst, int value, uint64_t bytes, Stream) {
+  call_in_order();
   mem_->fill(dst, uint8_t(value), bytes);
   dev_.backend().transfer(*this, Transfer::Memset, bytes);
+}
+
+namespace {
+uint64_t host_picoseconds(double ns) {
+  if (!(ns >= 0 && ns <= 1e12))
+    throw ApiError(fmt::format("host CPU time of {} ns: expected 0 to 1e12 ns", ns));
+  return uint64_t(std::llround(ns * 1000.0));
+}
+}  // namespace
+
+void Context::host_compute(double ns) { spend_host_ps(host_picoseconds(ns)); }
+void Context::set_cpu_gap_ns(double ns) { cpu_gap_ps_ = host_picoseconds(ns); }
+void Context::spend_host_ps(uint64_t ps) {
+  if (HostClock* c = dev_.host_clock(); c && ps) c->spend(ps);
+}
+void Context::drain() { dev_.backend().synchronize(*this); }
+void Context::call_in_order() {
+  cpu_gap();
+  drain();
 }
 
 void Context::set_device_heap_limit(uint64_t bytes) { builtins_->heap_limit = bytes; }
@@ -151,7 +171,7 @@ void check_symbol_range(const Module& m, const std::string& sym, uint64_t bytes,
 void Context::memcpy_to_symbol(const Module& m, const std::string& sym, const void* src,
                                uint64_t bytes, uint64_t offset) {
   check_symbol_range(m, sym, bytes, offset);
-  synchronize();  // like cudaMemcpyToSymbol: ordered after earlier launches
+  call_in_order();  // like cudaMemcpyToSymbol: ordered after earlier launches
   mem_->write(m.symbol(sym) + offset, src, bytes);
   if (InstructionObserver* o = dev_.backend().observer())
     o->on_memcpy_h2d(*this, m.symbol(sym) + offset, bytes);
@@ -161,7 +181,7 @@ void Context::memcpy_to_symbol(const Module& m, const std::string& sym, const vo
 void Context::memcpy_from_symbol(void* dst, const Module& m, const std::string& sym,
                                  uint64_t bytes, uint64_t offset) {
   check_symbol_range(m, sym, bytes, offset);
-  synchronize();
+  call_in_order();
   mem_->read(m.symbol(sym) + offset, dst, bytes);
   dev_.backend().transfer(*this, Transfer::DeviceToHost, bytes);
 }
@@ -179,12 +199,14 @@ void check_event(const std::vector<double>& times, Event e) {
 }
 }  // namespace
 
-void Context::record(Event e, Stream s) {
+// Every stream is ordered after the context's earlier work (default-stream
+// semantics), so stream waits are context waits.
+void Context::record(Event e, Stream) {
   check_event(event_times_, e);
-  stream_synchronize(s);
+  call_in_order();
   event_times_[e.id] = dev_.backend().now_ms();
 }
-void Context::synchronize() { dev_.backend().synchronize(*this); }
+void Context::synchronize() { call_in_order(); }
 void Context::stream_synchronize(Stream) { synchronize(); }
 void Context::event_synchronize(Event e) {
   check_event(event_times_, e);
@@ -198,6 +220,7 @@ double Context::event_elapsed_ms(Event start, Event end) {
 
 void Context::launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, Stream s,
                      const KernelArgs& args) {
+  cpu_gap();
   const ptx::Function& fn = k.function();
   const DeviceLimits& lim = dev_.limits();
   auto fail = [&](const std::string& why) {
@@ -256,7 +279,7 @@ void Device::destroy_context(Context& ctx) {
   auto it = std::find_if(contexts_.begin(), contexts_.end(), [&](const auto& c) { return c.get() == &ctx; });
   if (it == contexts_.end()) throw ApiError(fmt::format("context {} is not a context of this device", ctx.name()));
   try {
-    ctx.synchronize();
+    ctx.drain();
   } catch (const DeviceFault&) {
     // A broken context (its launch faulted) is destroyed all the same.
   }

@@ -53,6 +53,17 @@ struct Dim3 {
 class Context;
 class Device;
 
+// Simulated time of host code. The multi-application host scheduler is one:
+// it blocks the calling host program for that long while the GPU and the
+// other programs run on. A device without one (functional runs, a timing
+// device used directly) spends host time instantly.
+class HostClock {
+ public:
+  virtual ~HostClock() = default;
+  // Blocks the calling host program for `ps` > 0 picoseconds of simulated time.
+  virtual void spend(uint64_t ps) = 0;
+};
+
 // A kernel of a loaded module.
 class Kernel {
  public:
@@ -158,6 +169,16 @@ class Context {
   int priority() const { return priority_; }
   void set_priority(int p) { priority_ = p; }
 
+  // Host CPU time (the full-system model: an application is a sequence of
+  // API calls with host code between them). host_compute() spends `ns` of
+  // simulated time in this application's host program (Device::host_clock).
+  // The CPU gap is spent before every call that enqueues or waits for GPU
+  // work: launch, memcpy_*, memset, memcpy_to/from_symbol, record and the
+  // synchronizations; 0 (the default) adds nothing. ApiError unless
+  // 0 <= ns <= 1e12 (1000 s).
+  void host_compute(double ns);
+  void set_cpu_gap_ns(double ns);
+
   // Memory. Errors (bad pointer, out of range) throw ApiError.
   DevPtr malloc(uint64_t bytes);
   void free(DevPtr p);
@@ -218,9 +239,17 @@ class Context {
  private:
   friend class Device;
   Context(Device& dev, uint32_t id, uint32_t app, std::string name);
+  void spend_host_ps(uint64_t ps);
+  void cpu_gap() { spend_host_ps(cpu_gap_ps_); }
+  // Waits for the context's work without a CPU gap.
+  void drain();
+  // The start of a call ordered after the context's earlier work: the CPU
+  // gap, then the wait.
+  void call_in_order();
   Device& dev_;
   uint32_t id_, app_;
   int priority_ = 0;
+  uint64_t cpu_gap_ps_ = 0;
   std::string name_;
   std::unique_ptr<exec::AddressSpace> mem_;
   std::unique_ptr<exec::BuiltinServices> builtins_;
@@ -281,10 +310,14 @@ class Device {
   void destroy_context(Context& ctx);
   const DeviceLimits& limits() const { return limits_; }
   LaunchBackend& backend() { return *backend_; }
+  // Where contexts spend host CPU time (null: nowhere, it takes no time).
+  void set_host_clock(HostClock* c) { host_clock_ = c; }
+  HostClock* host_clock() const { return host_clock_; }
 
  private:
   DeviceLimits limits_;
   std::unique_ptr<LaunchBackend> backend_;
+  HostClock* host_clock_ = nullptr;
   std::vector<std::unique_ptr<Context>> contexts_;
   uint32_t next_context_ = 0;
 };
