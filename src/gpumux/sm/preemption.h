@@ -12,7 +12,9 @@
 //   Flush   allowed only while the TB is idempotent (no global/local store,
 //           atomic or device-function side effect yet): its warps stop, its
 //           in-flight loads complete, its progress is discarded and it is
-//           re-run from the start later.
+//           re-run from the start later. A TB is flushed at most once: its
+//           re-run drains or is switched instead, so that repeated
+//           preemptions cannot keep restarting it (forward progress).
 //
 // The functional state of a switched TB is the exec::ThreadBlock itself,
 // moved out of the SM and back: a TB resumed any number of times computes
@@ -54,6 +56,7 @@ struct PreemptedTb {
   uint64_t warp_insts = 0;                   // kept across a switch; after a flush: discarded
   bool live_registers_only = false;          // state saved under that option
   bool side_effects = false;                 // not idempotent any more (cannot be flushed)
+  bool flushed = false;                      // flushed once: its re-run is not flushed again (progress)
 };
 
 // How a context switch sizes the state it moves.

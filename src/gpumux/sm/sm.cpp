@@ -123,7 +123,7 @@ void Sm::account_residency(Cycle now) {
   residency_since_ = now;
 }
 
-void Sm::start_tb(KernelInstance& k, uint64_t tb_index) {
+uint16_t Sm::start_tb(KernelInstance& k, uint64_t tb_index) {
   Cycle now = engine().wake_cycle(domain());
   account_residency(now);
   uint16_t ti = 0;
@@ -136,13 +136,14 @@ void Sm::start_tb(KernelInstance& k, uint64_t tb_index) {
   t.smem = *smem_.allocate(k.needs.shared_bytes);
   t.tb = std::make_unique<exec::ThreadBlock>(k.grid, k.grid.tb_coords(tb_index), id_);
   t.phase = Phase::Running;
-  t.marked = t.side_effects = t.live_only = false;
+  t.marked = t.side_effects = t.live_only = t.flushed_before = false;
   t.started = now;
   t.run_cycles_before = t.insts = 0;
   ++tbs_used_;
   threads_used_ += k.needs.threads;
   place_warps(ti, now, false);
   wake();
+  return ti;
 }
 
 void Sm::place_warps(uint16_t ti, Cycle now, bool held) {

@@ -89,15 +89,16 @@ class Sm : public Component, public mem::MemSink {
   // Whether it would fit if the free registers and shared memory were
   // contiguous: !fits(k) && fits_if_contiguous(k) is fragmentation.
   bool fits_if_contiguous(const KernelInstance& k) const;
-  // Starts TB `tb_index` (linear) of `k`; fits(k) must hold.
-  void start_tb(KernelInstance& k, uint64_t tb_index);
+  // Starts TB `tb_index` (linear) of `k`; fits(k) must hold. Returns its TB slot.
+  uint16_t start_tb(KernelInstance& k, uint64_t tb_index);
 
   // Preemption (preemption.h, sm_preempt.cpp).
   // The resident TBs of kernel `kernel_id`, by slot.
   void resident_tbs(uint32_t kernel_id, std::vector<ResidentTb>& out) const;
   // Starts taking the TB in `slot` off the SM. Drain only marks it. A TB
   // whose warps have all exited, and Flush of a TB that is not idempotent,
-  // drain instead. The listener hears tb_preempted (switch, flush) or tb_done.
+  // drain instead; a TB marked to drain may later be switched or flushed
+  // (hybrid). The listener hears tb_preempted (switch, flush) or tb_done.
   void preempt_tb(uint16_t slot, PreemptAction a, const ContextSaveOptions& o);
   // Places a preempted TB again: fits(k) must hold. A flushed TB starts from
   // the beginning; a switched one first reads its state back.
@@ -165,6 +166,7 @@ class Sm : public Component, public mem::MemSink {
     PreemptAction action = PreemptAction::Drain;
     bool marked = false;        // a preemption action is pending (draining included)
     bool side_effects = false;  // a warp stored to global/local memory, did an atomic or called a builtin
+    bool flushed_before = false;  // a re-run after a flush: not flushed again
     bool live_only = false;     // the switch saves live registers only
     Cycle started = 0;          // this stint on the SM
     uint64_t run_cycles_before = 0;  // earlier stints (switched TBs)

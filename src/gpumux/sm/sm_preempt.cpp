@@ -74,7 +74,7 @@ void Sm::resident_tbs(uint32_t kernel_id, std::vector<ResidentTb>& out) const {
     r.warp_insts = t.insts;
     r.context_bytes = context_bytes(t, false);
     r.live_context_bytes = context_bytes(t, true);
-    r.idempotent = !t.side_effects;
+    r.idempotent = !t.side_effects && !t.flushed_before;
     // A TB still restoring counts as busy: it cannot be taken off yet.
     r.preempting = t.marked || t.phase != Phase::Running;
     r.draining = t.marked && t.action == PreemptAction::Drain;
@@ -84,11 +84,13 @@ void Sm::resident_tbs(uint32_t kernel_id, std::vector<ResidentTb>& out) const {
 
 void Sm::preempt_tb(uint16_t ti, PreemptAction a, const ContextSaveOptions& o) {
   TbSlot& t = tbs_[ti];
-  if (!t.used || t.marked || t.phase != Phase::Running) return;
+  // A draining TB may still be switched or flushed (hybrid preemption).
+  if (!t.used || t.phase != Phase::Running || (t.marked && (t.action != PreemptAction::Drain || a == PreemptAction::Drain)))
+    return;
   auto own = [&](uint16_t slot) { return warps_[slot].warp && warps_[slot].tb == ti; };
   bool live = false;
   for (uint16_t slot : t.warps) live |= own(slot) && warps_[slot].block != Block::Exited;
-  if (!live || (a == PreemptAction::Flush && t.side_effects)) a = PreemptAction::Drain;
+  if (!live || (a == PreemptAction::Flush && (t.side_effects || t.flushed_before))) a = PreemptAction::Drain;
   t.marked = true;
   t.action = a;
   t.live_only = o.live_registers_only;
@@ -187,6 +189,7 @@ void Sm::release_preempted(uint16_t ti) {
   PreemptedTb p;
   p.index = t.index;
   p.warp_insts = t.insts;
+  p.flushed = t.action == PreemptAction::Flush;
   if (t.action == PreemptAction::Switch) {
     p.state = std::move(t.tb);
     p.context_bytes = t.context_bytes;
@@ -203,7 +206,10 @@ void Sm::release_preempted(uint16_t ti) {
 
 void Sm::resume_tb(KernelInstance& k, PreemptedTb p) {
   stats_.tbs_resumed[k.key].add();
-  if (!p.state) return start_tb(k, p.index);
+  if (!p.state) {
+    tbs_[start_tb(k, p.index)].flushed_before = p.flushed;
+    return;
+  }
   Cycle now = engine().wake_cycle(domain());
   account_residency(now);
   uint16_t ti = 0;
