@@ -97,6 +97,28 @@ void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
                                {"antt", m ? num(metrics["antt"].get<double>()) : ""},
                                {"fairness", m ? num(metrics["fairness"].get<double>()) : ""},
                                {"cycles", std::to_string(run.at("cycles").get<uint64_t>())}});
+    // Preemptions of this app's kernels (it was the one preempted).
+    uint64_t requests = 0, latency = 0;
+    for (const json& p : run.at("preemptions"))
+      if (p.at("app").get<size_t>() == i && p.at("done").get<bool>()) {
+        ++requests;
+        latency += p.at("latency_cycles").get<uint64_t>();
+      }
+    // Its kernels' mean TB time against the time to save an SM full of their
+    // TBs (thesis table 5.2): "short-tb" kernels drain faster than they switch.
+    double tb = 0, save = 0;
+    size_t launches = 0;
+    for (const json& k : run.at("kernels"))
+      if (k.at("app").get<size_t>() == i && k.at("done").get<bool>() && k.at("tb_cycles").get<double>() > 0) {
+        tb += k.at("tb_cycles").get<double>();
+        save += k.at("sm_save_cycles").get<double>();
+        ++launches;
+      }
+    cells.insert(cells.end(), {{"preemptions", std::to_string(requests)},
+                               {"preempt_latency", requests ? num(double(latency) / double(requests)) : ""},
+                               {"tb_cycles", launches ? num(tb / double(launches)) : ""},
+                               {"sm_save_cycles", launches ? num(save / double(launches)) : ""},
+                               {"tb_vs_save", !launches ? "" : tb < save ? "short-tb" : "long-tb"}});
     for (const std::string& st : s.stats) cells.push_back({"stat." + st, num(stat_sum(run.at("statistics"), st, i))});
     t.add(cells);
   }

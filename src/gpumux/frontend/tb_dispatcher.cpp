@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/frontend/invariants.h"
+#include "gpumux/frontend/policies/common.h"
 
 namespace gpumux::frontend {
 
@@ -208,6 +209,10 @@ bool TbDispatcher::count_done(Running& r, Cycle now) {
   rec.warp_insts = k.warp_insts;
   rec.fault = k.fault;
   rec.done = true;
+  if (k.tbs_finished) rec.tb_cycles = double(k.tb_cycles_finished) / double(k.tbs_finished);
+  if (!sms_.empty())
+    rec.sm_save_cycles = double(policy::tbs_per_empty_sm(k, sms_.front()->params())) *
+                         double(sms_.front()->full_context_bytes(k)) / estimates_.sm_bytes_per_cycle;
   active_.erase(it);
   --pending_per_app_[k.app];
   if (sink_) sink_->kernel_finished(rec);

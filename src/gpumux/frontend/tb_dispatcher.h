@@ -61,6 +61,10 @@ struct KernelRecord {
   std::exception_ptr fault;
   Cycle cycles() const { return finished - activated; }
   uint64_t tbs_preempted = 0;  // times one of its TBs was switched or flushed
+  // What its preemption costs (thesis table 5.2), set at completion: the mean
+  // residency of its TBs, and the projected time to save the context of an SM
+  // full of its TBs at the SM's share of DRAM bandwidth.
+  double tb_cycles = 0, sm_save_cycles = 0;
   // Warp instructions per cycle from its first TB dispatch to its end.
   double ipc() const { return finished > first_tb ? double(warp_insts) / double(finished - first_tb) : 0.0; }
 };

@@ -374,7 +374,9 @@ nlohmann::json to_json(const RunResult& r) {
                        {"name", k.name}, {"label", k.label}, {"tbs", k.tbs}, {"warp_insts", k.warp_insts},
                        {"enqueued", k.enqueued}, {"activated", k.activated}, {"first_tb", k.first_tb},
                        {"finished", k.finished}, {"done", k.done}, {"fault", bool(k.fault)},
-                       {"response_cycles", k.done ? k.finished - k.enqueued : 0}, {"ipc", k.ipc()}});
+                       {"response_cycles", k.done ? k.finished - k.enqueued : 0}, {"ipc", k.ipc()},
+                       {"tbs_preempted", k.tbs_preempted}, {"tb_cycles", k.tb_cycles},
+                       {"sm_save_cycles", k.sm_save_cycles}});
   json copies = json::array();
   for (const frontend::CopyRecord& c : r.copies)
     copies.push_back({{"app", c.app}, {"dir", frontend::to_string(c.dir)}, {"bytes", c.bytes},
