@@ -125,7 +125,8 @@ bool TbDispatcher::may_place(const Running& r, const sm::Sm& s) {
 
 Cycle TbDispatcher::tick(Cycle now) {
   Cycle next = kNever;
-  if (activate(now, next)) {
+  if (activate(now, next) || repartition_pending_) {
+    repartition_pending_ = false;
     repartition();
     reclaim(now);
   }

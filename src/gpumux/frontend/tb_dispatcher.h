@@ -186,6 +186,8 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   PreemptionEstimates estimates_;
   Cycle switch_after_ = 0;  // hybrid, core cycles (0: never)
   Cycle next_stress_ = 0;   // frontend.preempt_every: next forced preemption
+  size_t escalate_from_ = 0;  // preemptions_ before it are done or escalated
+  bool repartition_pending_ = false;  // preempted TBs came back to a kernel with none left
   size_t stress_sm_ = 0;
   std::vector<PreemptionRecord> preemptions_;
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, size_t> leaving_;  // (sm, kernel id, TB) -> request

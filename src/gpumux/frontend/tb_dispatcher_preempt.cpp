@@ -101,23 +101,26 @@ void TbDispatcher::tb_preempted(uint32_t sm, sm::KernelInstance& k, sm::Preempte
   if (sink_) sink_->tb_preempted(sm, k, tb.index, engine().cycle(domain()));
   tb_left(sm, k, tb.index, now, &tb);
   ++records_[r.record].tbs_preempted;
-  bool had_none_left = !r.tbs_left();
+  // A kernel that had nothing left to place takes part in partitions again:
+  // repartition at the next tick (this may run inside reclaim(), through a
+  // flush that completes at once).
+  repartition_pending_ |= !r.tbs_left();
   r.preempted.push_back(std::move(tb));
-  // A kernel that had nothing left to place takes part in partitions again.
-  if (had_none_left) {
-    repartition();
-    reclaim(now);
-  }
 }
 
 Cycle TbDispatcher::escalate(Cycle now) {
   Cycle next = kNever;
-  for (PreemptionRecord& rec : preemptions_) {
-    if (rec.done() || rec.escalated || rec.drained + rec.switched + rec.flushed == rec.tbs) continue;
+  // Requests are in request order, so their deadlines are too: skip the settled prefix.
+  while (escalate_from_ < preemptions_.size() &&
+         (preemptions_[escalate_from_].done() || preemptions_[escalate_from_].escalated))
+    ++escalate_from_;
+  for (size_t i = escalate_from_; i < preemptions_.size(); ++i) {
+    PreemptionRecord& rec = preemptions_[i];
+    if (rec.done() || rec.escalated) continue;
     Cycle deadline = rec.requested + switch_after_;
     if (deadline > now) {
-      next = std::min(next, deadline);
-      continue;
+      next = deadline;
+      break;
     }
     rec.escalated = true;
     sm::Sm& s = *sms_[rec.sm];

@@ -33,7 +33,13 @@ class PpqPolicy final : public policy::SmOwnershipPolicy {
         continue;
       }
       uint32_t target = need(k, sms);
-      give_free(k, target, sms);
+      // A free SM still running TBs of a lower priority (released, or left
+      // by exclusive access) is taken from them too.
+      give_free(k, target, sms, [&](size_t s) {
+        for (const ActiveKernel& v : active)
+          if (v.kernel->priority < k.kernel->priority && sms[s]->resident_tbs(v.kernel->id) > 0) return true;
+        return false;
+      });
       // Take the rest from lower-priority owners, the lowest first.
       for (uint32_t have = held(k.kernel->id); have < target; ++have) {
         int64_t victim = -1;

@@ -38,12 +38,16 @@ uint32_t SmOwnershipPolicy::held(uint32_t kernel) const {
   return uint32_t(std::count(owner_.begin(), owner_.end(), int64_t(kernel)));
 }
 
-void SmOwnershipPolicy::give_free(const ActiveKernel& k, uint32_t target, std::span<sm::Sm* const> sms) {
+void SmOwnershipPolicy::give_free(const ActiveKernel& k, uint32_t target, std::span<sm::Sm* const> sms,
+                                  const std::function<bool(size_t)>& preempt) {
   uint32_t have = held(k.kernel->id);
   for (bool idle_only : {true, false})
     for (size_t s = 0; s < sms.size() && have < target; ++s)
       if (owner_[s] == kNoOwner && (!idle_only || sms[s]->resident_tbs() == 0)) {
-        owner_[s] = k.kernel->id;
+        if (preempt && preempt(s))
+          take(uint32_t(s), k.kernel->id, sms);
+        else
+          owner_[s] = k.kernel->id;
         ++have;
       }
 }

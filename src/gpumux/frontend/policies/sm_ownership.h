@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -33,8 +34,11 @@ class SmOwnershipPolicy : public SharingPolicy {
   // empty SM holds, rounded up.
   static uint32_t need(const ActiveKernel& k, std::span<sm::Sm* const> sms);
   uint32_t held(uint32_t kernel) const;
-  // Gives SMs without an owner to k (idle SMs first) until it holds `target`.
-  void give_free(const ActiveKernel& k, uint32_t target, std::span<sm::Sm* const> sms);
+  // Gives SMs without an owner to k (idle SMs first) until it holds `target`;
+  // an SM for which preempt(sm) holds is reserved (the TBs on it preempted),
+  // otherwise the TBs still there finish first.
+  void give_free(const ActiveKernel& k, uint32_t target, std::span<sm::Sm* const> sms,
+                 const std::function<bool(size_t)>& preempt = nullptr);
   // Gives SM `sm` to `kernel`, reserving it if another kernel's TBs are there.
   void take(uint32_t sm, uint32_t kernel, std::span<sm::Sm* const> sms);
   // Stops k owning any SM (its TBs there finish, no new ones are placed).
