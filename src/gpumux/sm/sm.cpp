@@ -123,7 +123,7 @@ void Sm::account_residency(Cycle now) {
   residency_since_ = now;
 }
 
-uint16_t Sm::start_tb(KernelInstance& k, uint64_t tb_index) {
+uint16_t Sm::occupy_tb_slot(KernelInstance& k, uint64_t tb_index, std::unique_ptr<exec::ThreadBlock> tb, Phase phase) {
   Cycle now = engine().wake_cycle(domain());
   account_residency(now);
   uint16_t ti = 0;
@@ -134,15 +134,23 @@ uint16_t Sm::start_tb(KernelInstance& k, uint64_t tb_index) {
   t.index = tb_index;
   t.regs = *regs_.allocate(k.needs.registers);
   t.smem = *smem_.allocate(k.needs.shared_bytes);
-  t.tb = std::make_unique<exec::ThreadBlock>(k.grid, k.grid.tb_coords(tb_index), id_);
-  t.phase = Phase::Running;
-  t.marked = t.side_effects = t.live_only = t.flushed_before = false;
+  t.tb = std::move(tb);
+  t.phase = phase;
+  t.marked = false;
   t.started = now;
-  t.run_cycles_before = t.insts = 0;
   ++tbs_used_;
   threads_used_ += k.needs.threads;
-  place_warps(ti, now, false);
+  place_warps(ti, now, phase != Phase::Running);
   wake();
+  return ti;
+}
+
+uint16_t Sm::start_tb(KernelInstance& k, uint64_t tb_index) {
+  auto tb = std::make_unique<exec::ThreadBlock>(k.grid, k.grid.tb_coords(tb_index), id_);
+  uint16_t ti = occupy_tb_slot(k, tb_index, std::move(tb), Phase::Running);
+  TbSlot& t = tbs_[ti];
+  t.side_effects = t.live_only = t.flushed_before = false;
+  t.run_cycles_before = t.insts = 0;
   return ti;
 }
 

@@ -229,6 +229,9 @@ class Sm : public Component, public mem::MemSink {
   // Ends every warp of TB `tb` now (its launch faulted); it retires once its memory accesses are done.
   void abort_tb(uint16_t tb);
   void finish_tb(uint16_t tb);
+  // Takes a free TB slot and k's resources for TB `tb_index` (state `tb`),
+  // and places its warps, held (Block::Preempted) unless `phase` is Running.
+  uint16_t occupy_tb_slot(KernelInstance& k, uint64_t tb_index, std::unique_ptr<exec::ThreadBlock> tb, Phase phase);
   // Gives TB `ti` a warp slot for each warp not exited; the warps start
   // held (Block::Preempted) if `held`.
   void place_warps(uint16_t ti, Cycle now, bool held);

@@ -210,34 +210,18 @@ void Sm::resume_tb(KernelInstance& k, PreemptedTb p) {
     tbs_[start_tb(k, p.index)].flushed_before = p.flushed;
     return;
   }
-  Cycle now = engine().wake_cycle(domain());
-  account_residency(now);
-  uint16_t ti = 0;
-  while (tbs_[ti].used) ++ti;
+  p.state->set_smid(id_);
+  uint16_t ti = occupy_tb_slot(k, p.index, std::move(p.state), Phase::Restoring);
   TbSlot& t = tbs_[ti];
-  t.used = true;
-  t.kernel = &k;
-  t.index = p.index;
-  t.regs = *regs_.allocate(k.needs.registers);
-  t.smem = *smem_.allocate(k.needs.shared_bytes);
-  t.tb = std::move(p.state);
-  t.tb->set_smid(id_);
-  t.phase = Phase::Restoring;
-  t.marked = false;
   t.side_effects = p.side_effects;
   t.live_only = p.live_registers_only;
-  t.started = now;
   t.run_cycles_before = p.run_cycles;
   t.insts = p.warp_insts;
   t.context_bytes = p.context_bytes;
-  ++tbs_used_;
-  threads_used_ += k.needs.threads;
-  place_warps(ti, now, true);
   stats_.context_bytes_restored[k.key].add(p.context_bytes);
   t.lines_unacked = lines_of(p.context_bytes);
   if (t.lines_unacked == 0) return finish_restore(ti);
-  transfers_.push_back({ti, false, save_area(t), 0, t.lines_unacked, now});
-  wake();
+  transfers_.push_back({ti, false, save_area(t), 0, t.lines_unacked, t.started});
 }
 
 void Sm::finish_restore(uint16_t ti) {
