@@ -1,5 +1,6 @@
 // dss (thesis 5.2.4, Dynamic Spatial Sharing, algorithm 1): every kernel has
-// SM tokens; its count is its tokens minus the SMs it holds, and may go
+// SM tokens; its count is its tokens minus the SMs it holds (owns, or still
+// runs TBs on after placing its last one), and may go
 // negative (debt) so that no SM idles. Idle SMs go to the kernel with the
 // highest count that can fill one more; then, while the highest count of a
 // kernel with TBs to place exceeds the lowest count of a kernel holding an
@@ -10,6 +11,7 @@
 // Tokens: by app from the workload (`tokens`), else equal sharing,
 // floor(SMs / apps) per kernel, the remainder one each to the kernels that
 // reached the active queue first.
+#include <algorithm>
 #include <map>
 
 #include "gpumux/frontend/policies/sm_ownership.h"
@@ -26,6 +28,16 @@ class DssPolicy final : public policy::SmOwnershipPolicy {
  protected:
   void assign(std::span<const ActiveKernel> active, std::span<sm::Sm* const> sms) override {
     const size_t n = active.size();
+    // Who holds each SM: its owner, or the kernel whose TBs still run there
+    // after it placed its last one (released, but not idle: algorithm 1 may
+    // take such an SM back).
+    std::vector<int64_t> holder(owner_);
+    for (size_t s = 0; s < sms.size(); ++s)
+      for (size_t i = 0; i < n && holder[s] == kNoOwner; ++i)
+        if (sms[s]->resident_tbs(active[i].kernel->id) > 0) holder[s] = active[i].kernel->id;
+    auto holds = [&](size_t i) {
+      return uint32_t(std::count(holder.begin(), holder.end(), int64_t(active[i].kernel->id)));
+    };
     std::vector<int64_t> count(n);
     const uint32_t apps = std::max<uint32_t>(apps_, 1);
     uint32_t remainder = uint32_t(sms.size()) % apps;
@@ -33,7 +45,7 @@ class DssPolicy final : public policy::SmOwnershipPolicy {
       const sm::KernelInstance& k = *active[i].kernel;
       auto t = tokens_by_app_.find(k.app);
       int64_t tokens = t != tokens_by_app_.end() ? t->second : int64_t(sms.size() / apps) + (i < remainder ? 1 : 0);
-      count[i] = tokens - held(k.id);
+      count[i] = tokens - holds(i);
     }
     auto wants = [&](size_t i) { return active[i].tbs_left > 0 && held(active[i].kernel->id) < need(active[i], sms); };
     auto highest = [&]() {
@@ -42,25 +54,27 @@ class DssPolicy final : public policy::SmOwnershipPolicy {
         if (wants(i) && (best < 0 || count[i] > count[size_t(best)])) best = int64_t(i);
       return best;
     };
+    auto give = [&](size_t s, size_t to) {
+      take(uint32_t(s), active[to].kernel->id, sms);
+      holder[s] = active[to].kernel->id;
+      --count[to];
+    };
     // Idle SMs first: to the highest count, debt allowed.
     for (size_t s = 0; s < sms.size(); ++s) {
-      if (owner_[s] != kNoOwner) continue;
+      if (holder[s] != kNoOwner) continue;
       int64_t h = highest();
       if (h < 0) break;
-      owner_[s] = active[size_t(h)].kernel->id;  // TBs of a released owner still there finish first
-      --count[size_t(h)];
+      give(s, size_t(h));
     }
     // Rebalance by reservation until counts differ by at most one.
     for (;;) {
       int64_t h = highest(), l = -1;
       for (size_t i = 0; i < n; ++i)
-        if (held(active[i].kernel->id) > 0 && (l < 0 || count[i] < count[size_t(l)])) l = int64_t(i);
+        if (holds(i) > 0 && (l < 0 || count[i] < count[size_t(l)])) l = int64_t(i);
       if (h < 0 || l < 0 || h == l || count[size_t(h)] <= count[size_t(l)] + 1) return;
-      uint32_t from = active[size_t(l)].kernel->id;
-      size_t s = owner_.size();
-      while (s-- > 0 && owner_[s] != int64_t(from)) {}
-      take(uint32_t(s), active[size_t(h)].kernel->id, sms);
-      --count[size_t(h)];
+      size_t s = holder.size();
+      while (s-- > 0 && holder[s] != int64_t(active[size_t(l)].kernel->id)) {}
+      give(s, size_t(h));
       ++count[size_t(l)];
     }
   }
