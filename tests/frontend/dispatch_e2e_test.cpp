@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "frontend/frontend_test_util.h"
 #include "gpumux/frontend/invariants.h"
 #include "gpumux/frontend/sharing_policy.h"
 #include "gpumux/frontend/tb_dispatcher.h"
@@ -24,7 +25,7 @@ namespace {
 
 using runtime::DevPtr;
 
-const std::string kPtx = std::string(GPUMUX_SOURCE_DIR) + "/tests/timing/kernels/timing_tests.ptx";
+const std::string& kPtx = fixtures::kTimingPtx;
 constexpr uint32_t kSms = 4;
 
 // Per-SM residency over time, checked against the policy at every TB start.
@@ -106,17 +107,7 @@ struct Multi {
   std::vector<runtime::Module*> mod;
 };
 
-// fma_chains: 4 chains of `iters` fused multiply-adds from threadIdx.x.
-float fma_reference(unsigned tid, int iters) {
-  float a = float(tid), b = a + 1.f, c = a + 2.f, d = a + 3.f;
-  for (int i = 0; i < iters; ++i) {
-    a = std::fma(a, 0.999f, 0.5f);
-    b = std::fma(b, 0.999f, 0.5f);
-    c = std::fma(c, 0.999f, 0.5f);
-    d = std::fma(d, 0.999f, 0.5f);
-  }
-  return a + b + c + d;
-}
+using fixtures::fma_reference;
 
 // App 0 runs fma_chains (32 TBs of 256 threads), app 1 stream_copy (32 TBs
 // of 256 threads, two elements per thread), launched together (stream

@@ -7,63 +7,24 @@
 #include <string>
 #include <vector>
 
+#include "frontend/frontend_test_util.h"
 #include "gpumux/frontend/policies/common.h"
 #include "gpumux/frontend/sharing_policy.h"
-#include "gpumux/gpu/gpu.h"
 
 namespace gpumux::frontend {
 namespace {
 
 constexpr uint32_t kUnl = SharingPolicy::kUnlimited;
 
-// A GPU whose SMs the policies partition (gtx980: 64 warps, 32 TBs, 2048
-// threads, 64K registers, 96 KB shared memory per SM).
-struct Sms {
-  explicit Sms(uint32_t n = 16)
-      : config(Config::build(std::string(GPUMUX_SOURCE_DIR) + "/configs/gtx980.toml",
-                             std::vector<std::string>{"gpu.num_sms=" + std::to_string(n)})),
-        gpu(config.values()) {
-    for (uint32_t i = 0; i < gpu.num_sms(); ++i) ptrs.push_back(&gpu.sm(i));
-  }
-  std::span<sm::Sm* const> span() const { return ptrs; }
-  Config config;
-  gpu::Gpu gpu;
-  std::vector<sm::Sm*> ptrs;
-};
-
-// A kernel whose TBs have `threads` threads, `regs_per_thread` registers each
-// and `smem` bytes of shared memory.
-std::unique_ptr<sm::KernelInstance> kernel(uint32_t id, uint32_t threads, uint32_t regs_per_thread = 32,
-                                           uint32_t smem = 0, uint32_t app = 0) {
-  auto k = std::make_unique<sm::KernelInstance>();
-  k->id = id;
-  k->app = app;
-  k->label = "app" + std::to_string(app) + ".k" + std::to_string(id);
-  k->needs.threads = threads;
-  k->needs.warps = (threads + 31) / 32;
-  k->needs.registers = k->needs.warps * 32 * regs_per_thread;
-  k->needs.shared_bytes = smem;
-  return k;
-}
+using fixtures::allowed;
+using fixtures::kernel;
+using fixtures::range;
+using fixtures::Sms;
 
 // quota(k, sm) on every SM.
 std::vector<uint32_t> quotas(const SharingPolicy& p, const sm::KernelInstance& k, const Sms& s) {
   std::vector<uint32_t> v;
   for (const sm::Sm* m : s.ptrs) v.push_back(p.quota(k, m->id()));
-  return v;
-}
-
-// The SM ids on which k may place TBs.
-std::vector<uint32_t> allowed(const SharingPolicy& p, const sm::KernelInstance& k, const Sms& s) {
-  std::vector<uint32_t> v;
-  for (const sm::Sm* m : s.ptrs)
-    if (p.quota(k, m->id()) > 0) v.push_back(m->id());
-  return v;
-}
-
-std::vector<uint32_t> range(uint32_t begin, uint32_t end) {
-  std::vector<uint32_t> v;
-  for (uint32_t i = begin; i < end; ++i) v.push_back(i);
   return v;
 }
 

@@ -5,6 +5,9 @@
 
 #include <bit>
 #include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
 
 #include "gpumux/core/error.h"
 
@@ -168,6 +171,71 @@ TEST(WorkloadFile, UserPtxErrors) {
   EXPECT_NE(user_error("[[app]]\nptx = \"missing.ptx\"\n").find("cannot open PTX file"), std::string::npos);
   EXPECT_NE(user_error("[[app]]\nptx = \"kernels/saxpy.ptx\"\nbenchmark = \"pc\"\n").find("give either"),
             std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpumux::multitask
+
+// The preemption keys of [policy] and the thesis schedulers' options.
+namespace gpumux::multitask {
+namespace {
+
+const std::string kTwoApps = "[[app]]\nname = \"a\"\nbenchmark = \"pc\"\n[[app]]\nname = \"b\"\nbenchmark = \"vecadd\"\n";
+
+// A workload of two apps whose [policy] table holds `lines`, parsed; its error.
+WorkloadFile with_policy(const std::string& lines) {
+  return parse_workload(fmt::format("[policy]\n{}{}", lines, kTwoApps), "w.toml");
+}
+std::string policy_error(const std::string& lines) { return error_of(fmt::format("[policy]\n{}{}", lines, kTwoApps)); }
+
+TEST(WorkloadFile, PreemptionKeysParse) {
+  WorkloadFile w = with_policy("name = \"ppq\"\npreemption = \"chimera\"\nlatency_budget_us = 7.5\nswitch_after_us = 20\n"
+                         "live_registers = true\nexclusive = false\n");
+  EXPECT_EQ(w.policy, "ppq");
+  const frontend::PreemptionOptions& p = w.policy_options.preemption;
+  EXPECT_EQ(p.mechanism, "chimera");
+  EXPECT_EQ(p.latency_budget_us, 7.5);
+  EXPECT_EQ(p.switch_after_us, 20.0);
+  EXPECT_TRUE(p.save.live_registers_only);
+  EXPECT_FALSE(w.policy_options.exclusive);
+
+  // Hybrid: drain (the default), then switch with live registers only.
+  w = with_policy("name = \"npq\"\nswitch_after_us = 5\nlive_registers = true\n");
+  EXPECT_EQ(w.policy_options.preemption.mechanism, "drain");
+  EXPECT_EQ(w.policy_options.preemption.switch_after_us, 5.0);
+  EXPECT_TRUE(w.policy_options.preemption.save.live_registers_only);
+  EXPECT_TRUE(w.policy_options.exclusive);  // the default
+
+  w = with_policy("name = \"dss\"\npreemption = \"switch\"\ntokens = { b = 3, a = 0 }\n");
+  EXPECT_EQ(w.policy_options.preemption.mechanism, "switch");
+  EXPECT_EQ(w.policy_options.tokens_by_app, (std::map<uint32_t, uint32_t>{{0, 0}, {1, 3}}));
+  EXPECT_EQ(w.policy_options.num_apps, 2u);
+}
+
+TEST(WorkloadFile, PreemptionKeyMisuseNamesFileLineAndKey) {
+  EXPECT_EQ(policy_error("preemption = \"pause\"\n"),
+            "w.toml:2: policy.preemption: unknown preemption mechanism 'pause' (known: drain, switch, flush, chimera)");
+  EXPECT_EQ(policy_error("preemption = \"switch\"\nlatency_budget_us = 5\n"),
+            "w.toml:3: policy.latency_budget_us: only used with preemption = \"chimera\"");
+  EXPECT_EQ(policy_error("latency_budget_us = 5\n"),
+            "w.toml:2: policy.latency_budget_us: only used with preemption = \"chimera\"");
+  EXPECT_NE(policy_error("preemption = \"switch\"\nswitch_after_us = 10\n")
+                .find("w.toml:3: policy.switch_after_us: only used with preemption = \"drain\" or \"chimera\""),
+            std::string::npos);
+  for (const char* m : {"drain", "flush"}) {
+    SCOPED_TRACE(m);
+    EXPECT_NE(policy_error(fmt::format("preemption = \"{}\"\nlive_registers = true\n", m))
+                  .find("w.toml:3: policy.live_registers: only used with a mechanism that switches contexts"),
+              std::string::npos);
+  }
+  EXPECT_EQ(policy_error("name = \"npq\"\nexclusive = false\n"), "w.toml:3: policy.exclusive: only used with policy ppq");
+  EXPECT_EQ(policy_error("exclusive = true\n"), "w.toml:2: policy.exclusive: only used with policy ppq");
+  EXPECT_EQ(policy_error("name = \"dss\"\ntokens = { a = 2, c = 1 }\n"), "w.toml:3: policy.tokens.c: no app named 'c'");
+  EXPECT_EQ(policy_error("name = \"ppq\"\ntokens = { a = 2 }\n"),
+            "w.toml:3: policy.tokens: only used with policy dss, not 'ppq'");
+  EXPECT_EQ(policy_error("tokens = { a = 2 }\n"), "w.toml:2: policy.tokens: only used with policy dss, not 'fcfs'");
+  EXPECT_EQ(policy_error("switch_after_us = -1\n"), "w.toml:2: policy.switch_after_us: expected microseconds in [0, 1e6]");
+  EXPECT_EQ(policy_error("live_registers = 1\n"), "w.toml:2: policy.live_registers: expected true or false");
 }
 
 }  // namespace

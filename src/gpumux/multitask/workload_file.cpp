@@ -222,6 +222,9 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
     for (std::string key : {"tb_quota", "tokens"}) {
       const toml::node* q = pt.node(key);
       if (!q) continue;
+      // Checked here, not only in validate(), so that the error names the line.
+      std::string_view user = key == "tokens" ? "dss" : "smk-quota";
+      if (w.policy != user) pt.fail(*q, key, fmt::format("only used with policy {}, not '{}'", user, w.policy));
       StrictTable qt(as_table(pt, key, *q), fmt::format("policy.{}", key), w.source);
       for (const auto& [name, n] : *q->as_table()) {
         auto v = qt.integer(name.str(), key == "tokens" ? 0 : 1, 1 << 20);
