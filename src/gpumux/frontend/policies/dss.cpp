@@ -31,10 +31,14 @@ class DssPolicy final : public policy::SmOwnershipPolicy {
     // Who holds each SM: its owner, or the kernel whose TBs still run there
     // after it placed its last one (released, but not idle: algorithm 1 may
     // take such an SM back).
+    // A kernel with TBs left owns again the SMs its TBs run on.
     std::vector<int64_t> holder(owner_);
     for (size_t s = 0; s < sms.size(); ++s)
       for (size_t i = 0; i < n && holder[s] == kNoOwner; ++i)
-        if (sms[s]->resident_tbs(active[i].kernel->id) > 0) holder[s] = active[i].kernel->id;
+        if (sms[s]->resident_tbs(active[i].kernel->id) > 0) {
+          holder[s] = active[i].kernel->id;
+          if (active[i].tbs_left > 0) owner_[s] = holder[s];
+        }
     auto holds = [&](size_t i) {
       return uint32_t(std::count(holder.begin(), holder.end(), int64_t(active[i].kernel->id)));
     };
