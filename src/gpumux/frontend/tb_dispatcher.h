@@ -80,7 +80,6 @@ struct PreemptionRecord {
   uint32_t left = 0;      // TBs still on the SM
   uint64_t bytes_saved = 0, insts_discarded = 0;
   bool escalated = false;  // hybrid: its draining TBs were switched after switch_after_us
-  std::vector<uint64_t> tb_indices;
   bool done() const { return left == 0; }
   Cycle latency() const { return freed - requested; }
 };
@@ -166,6 +165,10 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   // Preempts, on every SM some kernel may place TBs on, the TBs other
   // kernels hold beyond what the policy lets them keep.
   void reclaim(Cycle now);
+  // Fills resident_scratch_ with the TBs of kernel `kernel_id` on `s` that
+  // are not already leaving it; returns how many.
+  uint32_t staying_tbs(const sm::Sm& s, uint32_t kernel_id);
+  // Preempts n of the TBs in resident_scratch_ (staying_tbs) of `victim` on `s`.
   void request_preemption(sm::Sm& s, Running& victim, uint32_t n, Cycle now);
   // A TB of a preemption request has left its SM.
   void tb_left(uint32_t sm, const sm::KernelInstance& k, uint64_t tb, Cycle now, const sm::PreemptedTb* p);

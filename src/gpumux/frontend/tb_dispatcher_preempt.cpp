@@ -36,17 +36,20 @@ void TbDispatcher::reclaim(Cycle now) {
     for (size_t i = 0; i < active.size(); ++i) {
       uint32_t keep = policy_->keep(active[i], s->id());
       if (keep == SharingPolicy::kUnlimited) continue;
-      s->resident_tbs(active[i].kernel->id, resident_scratch_);
-      uint32_t staying = 0;
-      for (const sm::ResidentTb& t : resident_scratch_) staying += !t.preempting;
+      uint32_t staying = staying_tbs(*s, active[i].kernel->id);
       if (staying > keep) request_preemption(*s, *active_[i], staying - keep, now);
     }
   }
 }
 
+uint32_t TbDispatcher::staying_tbs(const sm::Sm& s, uint32_t kernel_id) {
+  s.resident_tbs(kernel_id, resident_scratch_);
+  std::erase_if(resident_scratch_, [](const sm::ResidentTb& t) { return t.preempting; });
+  return uint32_t(resident_scratch_.size());
+}
+
 void TbDispatcher::request_preemption(sm::Sm& s, Running& victim, uint32_t n, Cycle now) {
   const sm::KernelInstance& k = *victim.kernel;
-  std::erase_if(resident_scratch_, [](const sm::ResidentTb& t) { return t.preempting; });
   choice_scratch_.clear();
   mechanism_->choose(resident_scratch_, n, k, estimates_, choice_scratch_);
   if (choice_scratch_.empty()) return;
@@ -61,10 +64,9 @@ void TbDispatcher::request_preemption(sm::Sm& s, Running& victim, uint32_t n, Cy
   for (const PreemptChoice& c : choice_scratch_) {
     auto t = std::find_if(resident_scratch_.begin(), resident_scratch_.end(),
                           [&](const sm::ResidentTb& r) { return r.slot == c.slot; });
-    rec.tb_indices.push_back(t->index);
     leaving_[{s.id(), k.id, t->index}] = id;
   }
-  rec.tbs = rec.left = uint32_t(rec.tb_indices.size());
+  rec.tbs = rec.left = uint32_t(choice_scratch_.size());
   preemptions_.push_back(std::move(rec));
   preempt_requests_[k.key].add();
   // The SM may free a TB at once (flush of a TB without loads in flight):
@@ -138,12 +140,8 @@ Cycle TbDispatcher::stress(Cycle now) {
   next_stress_ = now + p_.preempt_every;
   sm::Sm& s = *sms_[stress_sm_];
   stress_sm_ = (stress_sm_ + 1) % sms_.size();
-  for (Running* r : std::vector<Running*>(active_)) {
-    s.resident_tbs(r->kernel->id, resident_scratch_);
-    uint32_t staying = 0;
-    for (const sm::ResidentTb& t : resident_scratch_) staying += !t.preempting;
-    if (staying) request_preemption(s, *r, staying, now);
-  }
+  for (Running* r : std::vector<Running*>(active_))
+    if (uint32_t staying = staying_tbs(s, r->kernel->id)) request_preemption(s, *r, staying, now);
   return next_stress_;
 }
 

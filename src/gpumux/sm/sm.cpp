@@ -407,7 +407,7 @@ void Sm::after_barrier_or_exit(WarpSlot& w, Cycle now) {
   uint32_t live = 0;
   for (uint16_t s : t.warps) {
     WarpSlot& o = warps_[s];
-    if (!o.warp || o.tb != w.tb) continue;  // retired (the slot may host another TB's warp now)
+    if (!owns(w.tb, s)) continue;
     if (o.warp->state() != exec::WarpState::Exited) ++live;
     if (o.block == Block::Barrier && o.warp->state() == exec::WarpState::Ready) {
       o.block = Block::None;
@@ -423,11 +423,9 @@ void Sm::after_barrier_or_exit(WarpSlot& w, Cycle now) {
 
 void Sm::abort_tb(uint16_t ti) {
   TbSlot& t = tbs_[ti];
-  // Slots of warps already retired may host another TB's warps now.
-  auto own = [&](uint16_t slot) { return warps_[slot].warp && warps_[slot].tb == ti; };
   for (uint16_t slot : t.warps) {
     WarpSlot& w = warps_[slot];
-    if (!own(slot) || w.block == Block::Exited) continue;
+    if (!owns(ti, slot) || w.block == Block::Exited) continue;
     if (w.block == Block::Barrier) --t.at_barrier;
     w.block = Block::Exited;
     SubCore& sc = sub_cores_[w.sub_core];
@@ -437,7 +435,7 @@ void Sm::abort_tb(uint16_t ti) {
   // Retiring may free the TB slot (finish_tb): iterate over a copy.
   std::vector<uint16_t> warps;
   for (uint16_t slot : t.warps)
-    if (own(slot)) warps.push_back(slot);
+    if (owns(ti, slot)) warps.push_back(slot);
   for (uint16_t slot : warps) try_retire(slot);
 }
 

@@ -209,6 +209,10 @@ class Sm : public Component, public mem::MemSink {
   };
 
   static constexpr uint32_t kPredBit = 0x8000'0000u;
+
+  // Whether warp slot `slot` holds a warp of TB `ti`: TB slots keep the warp
+  // slots of warps already retired, which may host another TB's warps now.
+  bool owns(uint16_t ti, uint16_t slot) const { return warps_[slot].warp && warps_[slot].tb == ti; }
   // Memory tokens of context save/restore lines (low 16 bits: the TB slot).
   static constexpr uint64_t kContextToken = uint64_t(1) << 63;
 
@@ -242,7 +246,7 @@ class Sm : public Component, public mem::MemSink {
   void context_ack(uint16_t ti);
   void release_preempted(uint16_t ti);
   void finish_restore(uint16_t ti);
-  uint64_t context_bytes(const TbSlot& t, bool live_only) const;
+  uint64_t context_bytes(uint16_t ti, bool live_only) const;
   uint64_t save_area(const TbSlot& t) const;
   void account_until(Cycle now);
   void account_residency(Cycle now);

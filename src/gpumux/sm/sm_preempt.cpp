@@ -35,13 +35,14 @@ uint64_t Sm::full_context_bytes(const KernelInstance& k) const {
   return uint64_t(k.needs.registers) * 4 + k.needs.shared_bytes + uint64_t(k.needs.warps) * p_.warp_context_bytes;
 }
 
-uint64_t Sm::context_bytes(const TbSlot& t, bool live_only) const {
+uint64_t Sm::context_bytes(uint16_t ti, bool live_only) const {
+  const TbSlot& t = tbs_[ti];
   const KernelInstance& k = *t.kernel;
   const uint64_t warp_regs = k.needs.warps ? uint64_t(k.needs.registers) * 4 / k.needs.warps : 0;
   uint64_t warps = 0, regs = 0;
   for (uint16_t slot : t.warps) {
     const WarpSlot& w = warps_[slot];
-    if (!w.warp || &tbs_[w.tb] != &t || w.warp->state() == exec::WarpState::Exited) continue;
+    if (!owns(ti, slot) || w.warp->state() == exec::WarpState::Exited) continue;
     ++warps;
     // Inside a device function the caller's registers are live too: save the whole allocation.
     if (live_only && w.warp->in_kernel_frame())
@@ -72,8 +73,8 @@ void Sm::resident_tbs(uint32_t kernel_id, std::vector<ResidentTb>& out) const {
     r.index = t.index;
     r.run_cycles = t.run_cycles_before + (now - std::min(now, t.started));
     r.warp_insts = t.insts;
-    r.context_bytes = context_bytes(t, false);
-    r.live_context_bytes = context_bytes(t, true);
+    r.context_bytes = context_bytes(uint16_t(i), false);
+    r.live_context_bytes = context_bytes(uint16_t(i), true);
     r.idempotent = !t.side_effects && !t.flushed_before;
     // A TB still restoring counts as busy: it cannot be taken off yet.
     r.preempting = t.marked || t.phase != Phase::Running;
@@ -87,9 +88,8 @@ void Sm::preempt_tb(uint16_t ti, PreemptAction a, const ContextSaveOptions& o) {
   // A draining TB may still be switched or flushed (hybrid preemption).
   if (!t.used || t.phase != Phase::Running || (t.marked && (t.action != PreemptAction::Drain || a == PreemptAction::Drain)))
     return;
-  auto own = [&](uint16_t slot) { return warps_[slot].warp && warps_[slot].tb == ti; };
   bool live = false;
-  for (uint16_t slot : t.warps) live |= own(slot) && warps_[slot].block != Block::Exited;
+  for (uint16_t slot : t.warps) live |= owns(ti, slot) && warps_[slot].block != Block::Exited;
   if (!live || (a == PreemptAction::Flush && (t.side_effects || t.flushed_before))) a = PreemptAction::Drain;
   t.marked = true;
   t.action = a;
@@ -98,7 +98,7 @@ void Sm::preempt_tb(uint16_t ti, PreemptAction a, const ContextSaveOptions& o) {
   // Stop issuing; the pipeline drains: results already in flight land by pipeline_done.
   t.pipeline_done = 0;
   for (uint16_t slot : t.warps) {
-    if (!own(slot)) continue;
+    if (!owns(ti, slot)) continue;
     WarpSlot& w = warps_[slot];
     if (w.block == Block::Exited) continue;
     for (Cycle c : w.reg_ready)
@@ -119,7 +119,7 @@ void Sm::check_quiesced(uint16_t ti) {
   if (t.phase != Phase::Quiescing) return;
   for (uint16_t slot : t.warps) {
     const WarpSlot& w = warps_[slot];
-    if (!w.warp || w.tb != ti) continue;
+    if (!owns(ti, slot)) continue;
     // In-flight loads, unacknowledged stores, or exited warps still retiring.
     if (w.mem_ops_used != 0 || w.pending_stores != 0 || w.block == Block::Exited) return;
   }
@@ -130,7 +130,7 @@ void Sm::check_quiesced(uint16_t ti) {
   }
   Cycle now = engine().wake_cycle(domain());
   t.phase = Phase::Saving;
-  t.context_bytes = context_bytes(t, t.live_only);
+  t.context_bytes = context_bytes(ti, t.live_only);
   stats_.tbs_switched[t.kernel->key].add();
   stats_.context_bytes_saved[t.kernel->key].add(t.context_bytes);
   t.lines_unacked = lines_of(t.context_bytes);
@@ -175,7 +175,7 @@ void Sm::release_preempted(uint16_t ti) {
   account_residency(now);
   for (uint16_t slot : t.warps) {
     WarpSlot& w = warps_[slot];
-    if (!w.warp || w.tb != ti) continue;
+    if (!owns(ti, slot)) continue;
     --resident_warps_by_key_[k.key];
     --warps_used_;
     w.warp = nullptr;
@@ -231,7 +231,7 @@ void Sm::finish_restore(uint16_t ti) {
   t.at_barrier = 0;
   for (uint16_t slot : t.warps) {
     WarpSlot& w = warps_[slot];
-    if (!w.warp || w.tb != ti) continue;
+    if (!owns(ti, slot)) continue;
     bool waits = w.warp->state() == exec::WarpState::AtBarrier;
     w.block = waits ? Block::Barrier : Block::None;
     t.at_barrier += waits;
