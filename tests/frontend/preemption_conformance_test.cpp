@@ -30,6 +30,8 @@ std::vector<Mechanism> mechanisms() {
   v.push_back({"switch", o, 1000});
   o.save.live_registers_only = true;
   v.push_back({"switch_live", o, 1000});
+  o.save = {.lazy_shared = true};
+  v.push_back({"switch_lazy", o, 1000});
   o = {};
   o.mechanism = "flush";
   v.push_back({"flush", o, 5000});
@@ -107,6 +109,30 @@ TEST(PreemptionConformanceSummary, EachMechanismLeavesTbsOffTheirSms) {
         off += p.switched + p.flushed;
     EXPECT_GT(off, 0u) << m.label;
   }
+}
+
+// Sum over the SMs of sm<i>.preempt.<name>.
+uint64_t preempt_stat(const RunResult& r, const std::string& name) {
+  uint64_t n = 0;
+  for (const auto& [path, node] : r.stats.at("stats").items())
+    if (path.starts_with("sm") && node.contains("preempt")) n += node["preempt"][name]["total"].get<uint64_t>();
+  return n;
+}
+
+// Under the stress test a lazily switched TB resumes on its own SM when that
+// SM takes it first, and has its shared memory written back when another SM
+// takes it: sgemm (tiles in shared memory) does both.
+TEST(PreemptionConformanceSummary, LazySavesResumeInPlaceOrWriteBack) {
+  const Mechanism lazy = mechanisms().at(2);
+  ASSERT_STREQ(lazy.label, "switch_lazy");
+  RunResult r = run_stressed(*workloads::find_workload("sgemm"), lazy);
+  ASSERT_TRUE(r.all_passed());
+  const uint64_t parked = preempt_stat(r, "shared_parked");
+  EXPECT_EQ(parked, preempt_stat(r, "tbs_switched"));
+  EXPECT_GT(preempt_stat(r, "shared_resumed_in_place"), 0u);
+  EXPECT_GT(preempt_stat(r, "shared_evictions"), 0u);
+  EXPECT_EQ(preempt_stat(r, "shared_resumed_in_place") + preempt_stat(r, "shared_evictions"), parked);
+  EXPECT_EQ(preempt_stat(r, "context_bytes_saved"), preempt_stat(r, "context_bytes_restored"));
 }
 
 }  // namespace

@@ -34,8 +34,9 @@ class PreemptionLog : public TbEventSink {
 
 // Kernels on one SM, all of whose TBs are preempted with `mechanism` every 1000 cycles.
 struct Stressed {
-  explicit Stressed(const std::string& mechanism, bool live_registers = false, std::vector<std::string> overrides = {})
-      : dev("fcfs", options(mechanism, live_registers), with_stress(std::move(overrides)), 1, fixtures::kPreemptionPtx) {
+  explicit Stressed(const std::string& mechanism, sm::ContextSaveOptions save = {},
+                    std::vector<std::string> overrides = {})
+      : dev("fcfs", options(mechanism, save), with_stress(std::move(overrides)), 1, fixtures::kPreemptionPtx) {
     dev.dispatcher().set_event_sink(&log);
   }
   ~Stressed() { dev.dispatcher().set_event_sink(nullptr); }
@@ -43,10 +44,10 @@ struct Stressed {
     overrides.insert(overrides.end(), {"gpu.num_sms=1", "frontend.preempt_every=1000", "frontend.launch_latency=10"});
     return overrides;
   }
-  static PolicyOptions options(const std::string& mechanism, bool live_registers) {
+  static PolicyOptions options(const std::string& mechanism, sm::ContextSaveOptions save) {
     PolicyOptions o;
     o.preemption.mechanism = mechanism;
-    o.preemption.save.live_registers_only = live_registers;
+    o.preemption.save = save;
     return o;
   }
   // Runs `kernel` to completion; the threads whose result is wrong (spin_smem adds threadIdx.x).
@@ -82,7 +83,7 @@ TEST(SmPreemption, ASwitchSavesRegistersSharedMemoryAndWarpState) {
     EXPECT_EQ(full.first().bytes_saved, tbs * full.full_tb_context());
 
     // Live registers only: less, but the shared memory and warp state are still saved.
-    Stressed live("switch", true);
+    Stressed live("switch", {.live_registers_only = true});
     EXPECT_EQ(live.run(kernel, tbs, 100), 0u);
     ASSERT_EQ(live.first().switched, tbs);
     EXPECT_LT(live.first().bytes_saved, full.first().bytes_saved);
@@ -94,7 +95,7 @@ TEST(SmPreemption, ASwitchSavesRegistersSharedMemoryAndWarpState) {
 TEST(SmPreemption, EveryByteSavedIsRestored) {
   for (bool live : {false, true}) {
     SCOPED_TRACE(live ? "live registers" : "whole allocation");
-    Stressed s("switch", live);
+    Stressed s("switch", {.live_registers_only = live});
     EXPECT_EQ(s.run("spin_smem", 3, 300), 0u);
     uint64_t switched = 0, bytes = 0;
     for (const PreemptionRecord& r : s.preemptions()) {
@@ -114,7 +115,7 @@ TEST(SmPreemption, ATbThatStoredToGlobalMemoryDrainsInsteadOfFlushing) {
   // Round-robin issue: every TB reaches its first store long before the
   // first preemption (greedy-then-oldest would starve the youngest TBs,
   // which would then rightly be flushed).
-  Stressed stored("flush", false, {"sm.warp_scheduler=lrr"});
+  Stressed stored("flush", {}, {"sm.warp_scheduler=lrr"});
   runtime::DevPtr out = stored.dev.launch(0, "store_first", 8, kThreads, 50);
   stored.dev.run_to_cycle(1000);
   ASSERT_TRUE(stored.preemptions().empty());
@@ -165,6 +166,60 @@ TEST(SmPreemption, ASwitchTakesLongerTheMoreContextItMoves) {
   // The shared memory goes out one 128 B line per cycle at best.
   EXPECT_GE(large.first().latency(), small.first().latency() + 3 * kSmemBytes / 128)
       << "small " << small.first().latency() << " large " << large.first().latency();
+}
+
+TEST(SmPreemption, ALazySaveLeavesSharedMemoryParkedAndResumesTheTbInPlace) {
+  Stressed eager("switch"), lazy("switch", {.lazy_shared = true});
+  EXPECT_EQ(eager.run("spin_smem", 3, 300), 0u);
+  EXPECT_EQ(lazy.run("spin_smem", 3, 300), 0u);
+  ASSERT_EQ(lazy.first().switched, 3u);
+  // Registers and warp state only; on the GPU's one SM every TB finds its shared memory again.
+  EXPECT_EQ(lazy.first().bytes_saved, 3 * (lazy.full_tb_context() - kSmemBytes));
+  const uint64_t switched = lazy.stat("tbs_switched");
+  EXPECT_GT(switched, 3u);
+  EXPECT_EQ(lazy.stat("shared_parked"), switched);
+  EXPECT_EQ(lazy.stat("shared_resumed_in_place"), switched);
+  EXPECT_EQ(lazy.stat("shared_evictions"), 0u);
+  EXPECT_EQ(lazy.stat("context_bytes_restored"), lazy.stat("context_bytes_saved"));
+  EXPECT_EQ(eager.stat("shared_parked"), 0u);
+  // Not writing 96 KB of shared memory makes the SM free sooner.
+  EXPECT_LE(lazy.first().latency() + 3 * kSmemBytes / 128, eager.first().latency())
+      << "lazy " << lazy.first().latency() << " eager " << eager.first().latency();
+}
+
+// A high-priority kernel needs the shared memory the switched TBs left
+// parked: the SM writes it back first, and those TBs restore it when they
+// resume.
+TEST(SmPreemption, ParkedSharedMemoryIsWrittenBackWhenAPlacementNeedsIt) {
+  PolicyOptions o;
+  o.preemption.mechanism = "switch";
+  o.preemption.save.lazy_shared = true;
+  fixtures::PolicyDevice dev("ppq", o,
+                             {"gpu.num_sms=1", "frontend.max_active_kernels=2", "frontend.launch_latency=100",
+                              "frontend.check_invariants=true"},
+                             2, fixtures::kPreemptionPtx);
+  runtime::DevPtr low = dev.launch(0, "spin_smem", 3, kThreads, 300);
+  dev.run_to_cycle(2000);
+  runtime::DevPtr high = dev.launch(1, "spin_smem", 3, kThreads, 20, 5);
+  std::vector<float> high_v = dev.ctx[1]->read<float>(high, 3 * kThreads);
+  std::vector<float> low_v = dev.ctx[0]->read<float>(low, 3 * kThreads);
+  EXPECT_EQ(fixtures::wrong_fma_results(low_v, kThreads, 300, 1.f), 0u);
+  EXPECT_EQ(fixtures::wrong_fma_results(high_v, kThreads, 20, 1.f), 0u);
+  ASSERT_LT(dev.record(1).finished, dev.record(0).finished)
+      << "low " << dev.record(0).first_tb << ".." << dev.record(0).finished << " high " << dev.record(1).enqueued
+      << " " << dev.record(1).first_tb << ".." << dev.record(1).finished << " preemptions "
+      << dev.dispatcher().preemptions().size();
+  auto stat = [&](const char* name) { return dev.gpu().stats().sum(fmt::format("sm*.preempt.{}", name)); };
+  EXPECT_EQ(stat("tbs_switched"), 3u);
+  EXPECT_EQ(stat("shared_parked"), 3u);
+  // The urgent kernel's first TBs need the space; a later one may find the
+  // space of an urgent TB that finished. Every parked TB either resumed in
+  // place or was written back.
+  EXPECT_GE(stat("shared_evictions"), 1u);
+  EXPECT_EQ(stat("shared_evictions") + stat("shared_resumed_in_place"), 3u);
+  // What was saved (registers and warp state, then the evicted shared memory) is all read back.
+  EXPECT_EQ(stat("context_bytes_saved"), stat("context_bytes_restored"));
+  EXPECT_EQ(dev.gpu().sm(0).parked_shared_bytes(), 0u);
 }
 
 }  // namespace

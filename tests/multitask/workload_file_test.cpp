@@ -190,13 +190,14 @@ std::string policy_error(const std::string& lines) { return error_of(fmt::format
 
 TEST(WorkloadFile, PreemptionKeysParse) {
   WorkloadFile w = with_policy("name = \"ppq\"\npreemption = \"chimera\"\nlatency_budget_us = 7.5\nswitch_after_us = 20\n"
-                         "live_registers = true\nexclusive = false\n");
+                         "live_registers = true\nlazy_shared = true\nexclusive = false\n");
   EXPECT_EQ(w.policy, "ppq");
   const frontend::PreemptionOptions& p = w.policy_options.preemption;
   EXPECT_EQ(p.mechanism, "chimera");
   EXPECT_EQ(p.latency_budget_us, 7.5);
   EXPECT_EQ(p.switch_after_us, 20.0);
   EXPECT_TRUE(p.save.live_registers_only);
+  EXPECT_TRUE(p.save.lazy_shared);
   EXPECT_FALSE(w.policy_options.exclusive);
 
   // Hybrid: drain (the default), then switch with live registers only.
@@ -204,6 +205,7 @@ TEST(WorkloadFile, PreemptionKeysParse) {
   EXPECT_EQ(w.policy_options.preemption.mechanism, "drain");
   EXPECT_EQ(w.policy_options.preemption.switch_after_us, 5.0);
   EXPECT_TRUE(w.policy_options.preemption.save.live_registers_only);
+  EXPECT_FALSE(w.policy_options.preemption.save.lazy_shared);  // the default
   EXPECT_TRUE(w.policy_options.exclusive);  // the default
 
   w = with_policy("name = \"dss\"\npreemption = \"switch\"\ntokens = { b = 3, a = 0 }\n");
@@ -227,6 +229,9 @@ TEST(WorkloadFile, PreemptionKeyMisuseNamesFileLineAndKey) {
     EXPECT_NE(policy_error(fmt::format("preemption = \"{}\"\nlive_registers = true\n", m))
                   .find("w.toml:3: policy.live_registers: only used with a mechanism that switches contexts"),
               std::string::npos);
+    EXPECT_NE(policy_error(fmt::format("preemption = \"{}\"\nlazy_shared = true\n", m))
+                  .find("w.toml:3: policy.lazy_shared: only used with a mechanism that switches contexts"),
+              std::string::npos);
   }
   EXPECT_EQ(policy_error("name = \"npq\"\nexclusive = false\n"), "w.toml:3: policy.exclusive: only used with policy ppq");
   EXPECT_EQ(policy_error("exclusive = true\n"), "w.toml:2: policy.exclusive: only used with policy ppq");
@@ -236,6 +241,7 @@ TEST(WorkloadFile, PreemptionKeyMisuseNamesFileLineAndKey) {
   EXPECT_EQ(policy_error("tokens = { a = 2 }\n"), "w.toml:2: policy.tokens: only used with policy dss, not 'fcfs'");
   EXPECT_EQ(policy_error("switch_after_us = -1\n"), "w.toml:2: policy.switch_after_us: expected microseconds in [0, 1e6]");
   EXPECT_EQ(policy_error("live_registers = 1\n"), "w.toml:2: policy.live_registers: expected true or false");
+  EXPECT_EQ(policy_error("lazy_shared = \"yes\"\n"), "w.toml:2: policy.lazy_shared: expected true or false");
 }
 
 }  // namespace

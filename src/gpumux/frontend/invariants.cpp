@@ -60,9 +60,11 @@ void check_sm_invariants(const sm::Sm& s, const SharingPolicy& p, std::span<cons
   if (regs != s.register_file().used())
     fail(s, p, fmt::format("resident TBs need {} registers but {} are allocated ({})", regs,
                            s.register_file().used(), residents));
+  // Parked shared memory (lazy save) belongs to TBs switched off the SM.
+  smem += s.parked_shared_bytes();
   if (smem != s.shared_memory().used())
-    fail(s, p, fmt::format("resident TBs need {} shared memory bytes but {} are allocated ({})", smem,
-                           s.shared_memory().used(), residents));
+    fail(s, p, fmt::format("resident TBs need {} shared memory bytes ({} parked) but {} are allocated ({})", smem,
+                           s.parked_shared_bytes(), s.shared_memory().used(), residents));
   if (p.exclusive_sms() && kernels_here > 1)
     fail(s, p, fmt::format("the policy gives an SM to one kernel at a time, but {} kernels are resident ({})",
                            kernels_here, residents));

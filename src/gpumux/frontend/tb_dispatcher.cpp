@@ -112,15 +112,45 @@ bool TbDispatcher::activate(Cycle now, Cycle& next) {
   return any;
 }
 
-bool TbDispatcher::may_place(const Running& r, const sm::Sm& s) {
-  const sm::KernelInstance& k = *r.kernel;
-  if (!s.fits(k)) {
-    if (s.fits_if_contiguous(k)) fragmented_[k.key].add();
+bool TbDispatcher::place_one(Running& r, sm::Sm& s, Cycle now, uint64_t& tb) {
+  sm::KernelInstance& k = *r.kernel;
+  const bool fits = s.fits(k);
+  if (!fits && s.fits_if_contiguous(k)) fragmented_[k.key].add();
+  uint32_t mine = s.resident_tbs(k.id);
+  if (mine >= policy_->quota(k, s.id()) || (policy_->exclusive_sms() && s.resident_tbs() != mine)) return false;
+  auto resume = [&](std::deque<sm::PreemptedTb>::iterator it) {
+    tb = it->index;
+    s.resume_tb(k, std::move(*it));
+    r.preempted.erase(it);
+    tbs_resumed_[k.key].add();
+    return true;
+  };
+  // Lazy shared-memory save: a TB resumes first where its shared memory is parked.
+  const int32_t here = int32_t(s.id());
+  auto parked_here = std::find_if(r.preempted.begin(), r.preempted.end(), [&](const sm::PreemptedTb& p) {
+    return p.shared_parked_on == here && s.fits_parked(k, p.index);
+  });
+  if (parked_here != r.preempted.end()) return resume(parked_here);
+  if (!fits) {
+    s.make_room(k);  // parked shared memory may be all that is in the way
     return false;
   }
-  uint32_t mine = s.resident_tbs(k.id);
-  if (mine >= policy_->quota(k, s.id())) return false;
-  return !policy_->exclusive_sms() || s.resident_tbs() == mine;
+  auto saved = std::find_if(r.preempted.begin(), r.preempted.end(),
+                            [](const sm::PreemptedTb& p) { return p.shared_parked_on < 0; });
+  if (saved != r.preempted.end()) return resume(saved);
+  if (r.next_tb < r.tbs_to_run()) {
+    if (r.next_tb == 0) records_[r.record].first_tb = now;
+    tb = r.next_tb++;
+    s.start_tb(k, tb);
+    return true;
+  }
+  // Only TBs parked on other SMs are left and this SM could run one: write
+  // its shared memory back (shared_evicted wakes the dispatcher).
+  if (!r.preempted.empty()) {
+    const sm::PreemptedTb& p = r.preempted.front();
+    sms_[size_t(p.shared_parked_on)]->evict_parked(k.id, p.index);
+  }
+  return false;
 }
 
 Cycle TbDispatcher::tick(Cycle now) {
@@ -136,6 +166,8 @@ Cycle TbDispatcher::tick(Cycle now) {
     bool ended = false;
     if (r.kernel->fault)
       while (!ended && !r.preempted.empty()) {
+        const sm::PreemptedTb& p = r.preempted.front();
+        if (p.shared_parked_on >= 0) sms_[size_t(p.shared_parked_on)]->drop_parked(r.kernel->id, p.index);
         r.preempted.pop_front();
         ended = count_done(r, now);
       }
@@ -149,18 +181,8 @@ Cycle TbDispatcher::tick(Cycle now) {
   for (size_t i = 0; i < n; ++i) {
     sm::Sm& s = *sms_[(next_sm_ + i) % n];
     for (Running* r : active_) {
-      if (!r->tbs_left() || !may_place(*r, s)) continue;
-      uint64_t tb;
-      if (!r->preempted.empty()) {  // preempted TBs first
-        tb = r->preempted.front().index;
-        s.resume_tb(*r->kernel, std::move(r->preempted.front()));
-        r->preempted.pop_front();
-        tbs_resumed_[r->kernel->key].add();
-      } else {
-        if (r->next_tb == 0) records_[r->record].first_tb = now;
-        tb = r->next_tb++;
-        s.start_tb(*r->kernel, tb);
-      }
+      uint64_t tb = 0;
+      if (!r->tbs_left() || !place_one(*r, s, now, tb)) continue;
       tbs_dispatched_[r->kernel->key].add();
       if (sink_) sink_->tb_started(s.id(), *r->kernel, tb, now);
       if (p_.check_invariants) check_sm_invariants(s, *policy_, active_kernels());

@@ -137,6 +137,7 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   std::string describe_wait() const override;
   void tb_done(uint32_t sm, sm::KernelInstance& k, uint64_t tb_index) override;
   void tb_preempted(uint32_t sm, sm::KernelInstance& k, sm::PreemptedTb tb) override;
+  void shared_evicted(uint32_t sm, sm::KernelInstance& k, uint64_t tb_index) override;
 
  private:
   struct Running {
@@ -154,7 +155,11 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
 
   void make_head(StreamId s, Cycle now);
   bool activate(Cycle now, Cycle& next);
-  bool may_place(const Running& r, const sm::Sm& s);  // counts fragmentation
+  // Places one TB of r on s if the policy and s's resources allow, preempted
+  // TBs before new ones: first one whose shared memory is parked on s (lazy
+  // save), then saved ones; TBs parked on other SMs wait for their SM, or
+  // are written back when nothing else of r is left. Counts fragmentation.
+  bool place_one(Running& r, sm::Sm& s, Cycle now, uint64_t& tb);
   void repartition();
   Running& running(const sm::KernelInstance& k);
   // A TB of r is done (finished, aborted or dropped); after its last, ends

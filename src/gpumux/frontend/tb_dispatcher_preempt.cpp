@@ -22,6 +22,7 @@ void TbDispatcher::set_preemption_clock(double core_mhz, double sm_bytes_per_cyc
   estimates_.sm_bytes_per_cycle = sm_bytes_per_cycle;
   estimates_.latency_budget = Cycle(std::llround(o.latency_budget_us * core_mhz));
   estimates_.live_registers_only = o.save.live_registers_only;
+  estimates_.lazy_shared = o.save.lazy_shared;
   switch_after_ = Cycle(std::llround(o.switch_after_us * core_mhz));
 }
 
@@ -108,6 +109,13 @@ void TbDispatcher::tb_preempted(uint32_t sm, sm::KernelInstance& k, sm::Preempte
   // flush that completes at once).
   repartition_pending_ |= !r.tbs_left();
   r.preempted.push_back(std::move(tb));
+}
+
+void TbDispatcher::shared_evicted(uint32_t, sm::KernelInstance& k, uint64_t tb_index) {
+  Running& r = running(k);
+  for (sm::PreemptedTb& p : r.preempted)
+    if (p.index == tb_index) p.shared_parked_on = -1;  // now it may resume on any SM
+  wake();
 }
 
 Cycle TbDispatcher::escalate(Cycle now) {

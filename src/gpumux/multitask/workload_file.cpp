@@ -182,6 +182,11 @@ void parse_preemption(StrictTable& pt, WorkloadFile& w) {
               po.mechanism == "switch" || po.mechanism == "chimera" || po.switch_after_us > 0,
               "a mechanism that switches contexts (switch, chimera, or drain with switch_after_us)");
   }
+  if (auto lazy = pt.get<bool>("lazy_shared", "true or false")) {
+    po.save.lazy_shared = *lazy;
+    only_with("lazy_shared", po.mechanism == "switch" || po.mechanism == "chimera" || po.switch_after_us > 0,
+              "a mechanism that switches contexts (switch, chimera, or drain with switch_after_us)");
+  }
   if (auto ex = pt.get<bool>("exclusive", "true or false")) {
     w.policy_options.exclusive = *ex;
     only_with("exclusive", w.policy == "ppq", "policy ppq");

@@ -13,6 +13,7 @@
 //   latency_budget_us = 15              # chimera: preemption latency target
 //   switch_after_us = 20                # drain/chimera: switch TBs still draining after this (hybrid)
 //   live_registers = true               # a context switch saves only live registers
+//   lazy_shared = true                  # a context switch leaves shared memory parked on the SM
 //   exclusive = true                    # ppq: lower priorities get no SM while a higher one is active
 //   tokens = { sgemm = 8, lbm = 5 }     # dss: SMs each app's kernels may hold (default: equal shares)
 //

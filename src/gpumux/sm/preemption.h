@@ -16,6 +16,13 @@
 //           re-run drains or is switched instead, so that repeated
 //           preemptions cannot keep restarting it (forward progress).
 //
+// Lazy shared-memory save (ContextSaveOptions::lazy_shared): a switch saves
+// the registers and warp state only; the TB's shared memory stays allocated on
+// its SM, parked. If the TB resumes on that SM, its shared memory is neither
+// saved nor restored. The SM writes parked shared memory back to the save
+// area (eviction) when a placement needs the space, or when the front end
+// would place the TB on another SM; it is then restored with the rest.
+//
 // The functional state of a switched TB is the exec::ThreadBlock itself,
 // moved out of the SM and back: a TB resumed any number of times computes
 // exactly what it would have without preemption. The memory traffic gives the
@@ -41,6 +48,7 @@ struct ResidentTb {
   uint64_t warp_insts = 0;    // issued since it (re)started from the beginning
   uint64_t context_bytes = 0; // what a switch would save now
   uint64_t live_context_bytes = 0;  // the same, saving live registers only
+  uint32_t shared_bytes = 0;  // of those, shared memory (not saved now under lazy_shared)
   bool idempotent = true;     // may be flushed
   bool preempting = false;    // an action other than running to completion is pending
   bool draining = false;      // marked to drain (counts as preempting)
@@ -57,6 +65,8 @@ struct PreemptedTb {
   bool live_registers_only = false;          // state saved under that option
   bool side_effects = false;                 // not idempotent any more (cannot be flushed)
   bool flushed = false;                      // flushed once: its re-run is not flushed again (progress)
+  bool lazy_shared = false;                  // saved under that option: its save area holds shared memory only once evicted
+  int32_t shared_parked_on = -1;             // lazy_shared: the SM still holding its shared memory (-1: saved)
 };
 
 // How a context switch sizes the state it moves.
@@ -64,6 +74,8 @@ struct ContextSaveOptions {
   // Save only the registers live at each warp's pc (PTX liveness) instead of
   // the TB's whole register allocation.
   bool live_registers_only = false;
+  // Leave the shared memory parked on the SM (lazy save, above).
+  bool lazy_shared = false;
 };
 
 }  // namespace gpumux::sm

@@ -86,6 +86,12 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
             "bytes of TB context read back from the save area");
   stats.add(pre + "preempt.insts_discarded", stats_.insts_discarded,
             "warp instructions whose work was discarded by flushes");
+  stats.add(pre + "preempt.shared_parked", stats_.shared_parked,
+            "TBs switched with a lazy shared-memory save that left their shared memory parked on this SM");
+  stats.add(pre + "preempt.shared_resumed_in_place", stats_.shared_resumed_in_place,
+            "TBs resumed on this SM with their parked shared memory (neither saved nor restored)");
+  stats.add(pre + "preempt.shared_evictions", stats_.shared_evictions,
+            "parked shared memory written back to the save area (space needed, or the TB resumes elsewhere)");
 }
 
 Sm::~Sm() = default;
@@ -123,7 +129,8 @@ void Sm::account_residency(Cycle now) {
   residency_since_ = now;
 }
 
-uint16_t Sm::occupy_tb_slot(KernelInstance& k, uint64_t tb_index, std::unique_ptr<exec::ThreadBlock> tb, Phase phase) {
+uint16_t Sm::occupy_tb_slot(KernelInstance& k, uint64_t tb_index, std::unique_ptr<exec::ThreadBlock> tb, Phase phase,
+                           const Range* smem) {
   Cycle now = engine().wake_cycle(domain());
   account_residency(now);
   uint16_t ti = 0;
@@ -133,7 +140,7 @@ uint16_t Sm::occupy_tb_slot(KernelInstance& k, uint64_t tb_index, std::unique_pt
   t.kernel = &k;
   t.index = tb_index;
   t.regs = *regs_.allocate(k.needs.registers);
-  t.smem = *smem_.allocate(k.needs.shared_bytes);
+  t.smem = smem ? *smem : *smem_.allocate(k.needs.shared_bytes);
   t.tb = std::move(tb);
   t.phase = phase;
   t.marked = false;

@@ -52,12 +52,14 @@ inline constexpr unsigned kNumOutcomes = 8;
 const char* outcome_name(IssueOutcome o);
 
 // Told when a TB finishes (all warps exited, all their memory accesses done)
-// and when a switched or flushed TB has left the SM (preemption.h).
+// when a switched or flushed TB has left the SM, and when the parked shared
+// memory of a TB switched with a lazy save has been written back (preemption.h).
 class TbDoneListener {
  public:
   virtual ~TbDoneListener() = default;
   virtual void tb_done(uint32_t sm, KernelInstance& kernel, uint64_t tb_index) = 0;
   virtual void tb_preempted(uint32_t sm, KernelInstance& kernel, PreemptedTb tb) = 0;
+  virtual void shared_evicted(uint32_t sm, KernelInstance& kernel, uint64_t tb_index) = 0;
 };
 
 struct SmStats {
@@ -74,6 +76,8 @@ struct SmStats {
   KeyedCounter tbs_switched, tbs_flushed, tbs_resumed;
   KeyedCounter context_bytes_saved, context_bytes_restored;
   KeyedCounter insts_discarded;  // by flushes
+  // Lazy shared-memory save (sm_parked_shared.cpp).
+  KeyedCounter shared_parked, shared_resumed_in_place, shared_evictions;
 };
 
 class Sm : public Component, public mem::MemSink {
@@ -103,6 +107,19 @@ class Sm : public Component, public mem::MemSink {
   // Places a preempted TB again: fits(k) must hold. A flushed TB starts from
   // the beginning; a switched one first reads its state back.
   void resume_tb(KernelInstance& k, PreemptedTb tb);
+  // Lazy shared-memory save (preemption.h, sm_parked_shared.cpp).
+  // Whether TB `tb_index` of `k`, whose shared memory is parked here, can
+  // resume here now (TB slot, warps, threads and registers free).
+  bool fits_parked(const KernelInstance& k, uint64_t tb_index) const;
+  // If parked shared memory is all that keeps one more TB of `k` out, starts
+  // writing back parked shared memory, oldest first, until it would fit.
+  void make_room(const KernelInstance& k);
+  // Starts writing back the parked shared memory of TB `tb_index` of kernel
+  // `kernel_id` (it will resume elsewhere); the listener hears shared_evicted.
+  void evict_parked(uint32_t kernel_id, uint64_t tb_index);
+  // Frees it without writing it back (its launch ended with a fault).
+  void drop_parked(uint32_t kernel_id, uint64_t tb_index);
+  uint32_t parked_shared_bytes() const;
   // Bytes a context switch of one TB of `k` would move if it were saved
   // whole (its register allocation, shared memory and per-warp state).
   uint64_t full_context_bytes(const KernelInstance& k) const;
@@ -168,6 +185,7 @@ class Sm : public Component, public mem::MemSink {
     bool side_effects = false;  // a warp stored to global/local memory, did an atomic or called a builtin
     bool flushed_before = false;  // a re-run after a flush: not flushed again
     bool live_only = false;     // the switch saves live registers only
+    bool lazy_shared = false;   // the switch leaves shared memory parked (or a restore found it parked)
     Cycle started = 0;          // this stint on the SM
     uint64_t run_cycles_before = 0;  // earlier stints (switched TBs)
     uint64_t insts = 0;              // warp instructions since (re)start
@@ -176,13 +194,26 @@ class Sm : public Component, public mem::MemSink {
     uint32_t lines_unacked = 0; // context lines not yet acknowledged
   };
 
-  // Context save or restore traffic of one TB, one 128 B line per cycle.
+  // Context save or restore traffic of one TB, or the write-back of parked
+  // shared memory, one 128 B line per cycle.
   struct ContextTransfer {
-    uint16_t tb = 0;
+    uint64_t token = 0;  // kContextToken | TB slot, or kParkedToken | parked id
     bool write = true;
-    uint64_t base = 0;  // physical address of the TB's save area
+    uint64_t base = 0;  // physical address in the TB's save area
     uint32_t next_line = 0, lines = 0;
     Cycle not_before = 0;
+    uint16_t app = 0, kernel = 0;
+    StatKey key = kNoKey;
+  };
+
+  // The shared memory of a TB switched with a lazy save, still on this SM.
+  struct ParkedShared {
+    uint32_t id = 0;  // in write-back tokens
+    KernelInstance* kernel = nullptr;
+    uint64_t index = 0;  // the TB
+    Range smem;
+    uint32_t lines_unacked = 0;  // write-back in flight
+    bool evicting = false;
   };
 
   struct SubCore {
@@ -215,6 +246,8 @@ class Sm : public Component, public mem::MemSink {
   bool owns(uint16_t ti, uint16_t slot) const { return warps_[slot].warp && warps_[slot].tb == ti; }
   // Memory tokens of context save/restore lines (low 16 bits: the TB slot).
   static constexpr uint64_t kContextToken = uint64_t(1) << 63;
+  // With kContextToken: a write-back line of parked shared memory (low 32 bits: its id).
+  static constexpr uint64_t kParkedToken = uint64_t(1) << 62;
 
   // A TB slot, its warps and its threads are free.
   bool slots_fit(const TbNeeds& n) const;
@@ -235,7 +268,9 @@ class Sm : public Component, public mem::MemSink {
   void finish_tb(uint16_t tb);
   // Takes a free TB slot and k's resources for TB `tb_index` (state `tb`),
   // and places its warps, held (Block::Preempted) unless `phase` is Running.
-  uint16_t occupy_tb_slot(KernelInstance& k, uint64_t tb_index, std::unique_ptr<exec::ThreadBlock> tb, Phase phase);
+  // `smem`: its shared memory, already allocated (parked); null: allocate it.
+  uint16_t occupy_tb_slot(KernelInstance& k, uint64_t tb_index, std::unique_ptr<exec::ThreadBlock> tb, Phase phase,
+                          const Range* smem = nullptr);
   // Gives TB `ti` a warp slot for each warp not exited; the warps start
   // held (Block::Preempted) if `held`.
   void place_warps(uint16_t ti, Cycle now, bool held);
@@ -243,11 +278,19 @@ class Sm : public Component, public mem::MemSink {
   // Preemption protocol (sm_preempt.cpp).
   void check_quiesced(uint16_t ti);
   void context_send(Cycle now);
-  void context_ack(uint16_t ti);
+  void context_ack(uint64_t token);
+  void start_transfer(uint16_t ti, bool write, uint64_t offset, uint32_t lines, Cycle not_before);
   void release_preempted(uint16_t ti);
   void finish_restore(uint16_t ti);
   uint64_t context_bytes(uint16_t ti, bool live_only) const;
-  uint64_t save_area(const TbSlot& t) const;
+  // The save area of TB `index` of `k`: its shared memory first, then the rest.
+  uint64_t save_area(const KernelInstance& k, uint64_t index) const;
+  // Parked shared memory (sm_parked_shared.cpp).
+  void park_shared(uint16_t ti);
+  void start_eviction(ParkedShared& p);
+  void parked_ack(uint32_t id);
+  std::vector<ParkedShared>::iterator find_parked(uint32_t kernel_id, uint64_t tb_index);
+  std::vector<ParkedShared>::const_iterator find_parked(uint32_t kernel_id, uint64_t tb_index) const;
   void account_until(Cycle now);
   void account_residency(Cycle now);
 
@@ -273,6 +316,8 @@ class Sm : public Component, public mem::MemSink {
 
   // Context save/restore traffic, in order.
   std::vector<ContextTransfer> transfers_;
+  std::vector<ParkedShared> parked_;  // oldest first
+  uint32_t next_parked_id_ = 0;
 
   // LSU.
   std::vector<LsuEntry> lsu_;  // ring buffer

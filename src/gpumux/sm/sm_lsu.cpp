@@ -162,7 +162,7 @@ void Sm::lsu_send() {
 }
 
 void Sm::accept(const mem::MemRequest& r) {
-  if (r.token & kContextToken) return context_ack(uint16_t(r.token & 0xffff));
+  if (r.token & kContextToken) return context_ack(r.token);
   uint16_t slot = uint16_t(r.token >> 8);
   unsigned op_index = unsigned(r.token & 0xff);
   WarpSlot& w = warps_[slot];

@@ -2,6 +2,9 @@
 // for its in-flight work, moving its context through the memory path, and
 // placing it back.
 #include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "gpumux/sm/sm.h"
 
@@ -54,11 +57,11 @@ uint64_t Sm::context_bytes(uint16_t ti, bool live_only) const {
   return regs + t.smem.size + warps * p_.warp_context_bytes;
 }
 
-uint64_t Sm::save_area(const TbSlot& t) const {
-  const KernelInstance& k = *t.kernel;
-  uint64_t stride = uint64_t(lines_of(full_context_bytes(k))) * mem::kLineBytes;
+uint64_t Sm::save_area(const KernelInstance& k, uint64_t index) const {
+  const uint32_t smem = k.needs.shared_bytes;
+  uint64_t stride = uint64_t(lines_of(smem) + lines_of(full_context_bytes(k) - smem)) * mem::kLineBytes;
   uint64_t area = uint64_t(1) << kKernelAreaShift;
-  uint64_t offset = (uint64_t(k.id % 256) << kKernelAreaShift) + (t.index * stride) % area;
+  uint64_t offset = (uint64_t(k.id % 256) << kKernelAreaShift) + (index * stride) % area;
   return (uint64_t(k.app % kMaxApps) << 40) + kSaveAreaBase + offset;
 }
 
@@ -75,6 +78,7 @@ void Sm::resident_tbs(uint32_t kernel_id, std::vector<ResidentTb>& out) const {
     r.warp_insts = t.insts;
     r.context_bytes = context_bytes(uint16_t(i), false);
     r.live_context_bytes = context_bytes(uint16_t(i), true);
+    r.shared_bytes = t.smem.size;
     r.idempotent = !t.side_effects && !t.flushed_before;
     // A TB still restoring counts as busy: it cannot be taken off yet.
     r.preempting = t.marked || t.phase != Phase::Running;
@@ -94,6 +98,7 @@ void Sm::preempt_tb(uint16_t ti, PreemptAction a, const ContextSaveOptions& o) {
   t.marked = true;
   t.action = a;
   t.live_only = o.live_registers_only;
+  t.lazy_shared = o.lazy_shared && t.smem.size > 0;
   if (a == PreemptAction::Drain) return;
   // Stop issuing; the pipeline drains: results already in flight land by pipeline_done.
   t.pipeline_done = 0;
@@ -130,36 +135,47 @@ void Sm::check_quiesced(uint16_t ti) {
   }
   Cycle now = engine().wake_cycle(domain());
   t.phase = Phase::Saving;
-  t.context_bytes = context_bytes(ti, t.live_only);
+  // A lazy save leaves the shared memory (the first lines of the save area) parked.
+  const uint32_t parked = t.lazy_shared ? t.smem.size : 0;
+  t.context_bytes = context_bytes(ti, t.live_only) - parked;
   stats_.tbs_switched[t.kernel->key].add();
   stats_.context_bytes_saved[t.kernel->key].add(t.context_bytes);
   t.lines_unacked = lines_of(t.context_bytes);
   if (t.lines_unacked == 0) return release_preempted(ti);
-  transfers_.push_back({ti, true, save_area(t), 0, t.lines_unacked, std::max(now, t.pipeline_done)});
+  start_transfer(ti, true, uint64_t(lines_of(parked)) * mem::kLineBytes, t.lines_unacked,
+                 std::max(now, t.pipeline_done));
+}
+
+void Sm::start_transfer(uint16_t ti, bool write, uint64_t offset, uint32_t lines, Cycle not_before) {
+  const TbSlot& t = tbs_[ti];
+  const KernelInstance& k = *t.kernel;
+  transfers_.push_back({kContextToken | ti, write, save_area(k, t.index) + offset, 0, lines, not_before,
+                        uint16_t(k.app), uint16_t(k.id), k.key});
   wake();
 }
 
 void Sm::context_send(Cycle now) {
   ContextTransfer& x = transfers_.front();
   if (x.not_before > now || !memory_.can_accept(id_)) return;
-  const KernelInstance& k = *tbs_[x.tb].kernel;
   mem::MemRequest r;
   r.addr = x.base + uint64_t(x.next_line) * mem::kLineBytes;
   r.sectors = mem::kAllSectors;
   r.op = x.write ? mem::MemOp::Write : mem::MemOp::Read;
   r.size = uint16_t(mem::kLineBytes);
   r.sm = uint16_t(id_);
-  r.app = uint16_t(k.app);
-  r.kernel = uint16_t(k.id);
-  r.key = k.key;
-  r.token = kContextToken | x.tb;
+  r.app = x.app;
+  r.kernel = x.kernel;
+  r.key = x.key;
+  r.token = x.token;
   memory_.send(r);
   if (++x.next_line == x.lines) transfers_.erase(transfers_.begin());
 }
 
-void Sm::context_ack(uint16_t ti) {
-  TbSlot& t = tbs_[ti];
+void Sm::context_ack(uint64_t token) {
   engine().note_progress();
+  if (token & kParkedToken) return parked_ack(uint32_t(token));
+  const uint16_t ti = uint16_t(token);
+  TbSlot& t = tbs_[ti];
   if (--t.lines_unacked > 0) return;
   if (t.phase == Phase::Saving)
     release_preempted(ti);
@@ -183,7 +199,11 @@ void Sm::release_preempted(uint16_t ti) {
     free_warps_.push_back(slot);
   }
   regs_.release(t.regs);
-  smem_.release(t.smem);
+  const bool park = t.action == PreemptAction::Switch && t.lazy_shared;
+  if (park)
+    park_shared(ti);
+  else
+    smem_.release(t.smem);
   --tbs_used_;
   threads_used_ -= k.needs.threads;
   PreemptedTb p;
@@ -196,6 +216,8 @@ void Sm::release_preempted(uint16_t ti) {
     p.run_cycles = t.run_cycles_before + (now - t.started);
     p.live_registers_only = t.live_only;
     p.side_effects = t.side_effects;
+    p.lazy_shared = park;
+    p.shared_parked_on = park ? int32_t(id_) : -1;
   }
   t.tb.reset();
   t.used = t.marked = false;
@@ -211,17 +233,33 @@ void Sm::resume_tb(KernelInstance& k, PreemptedTb p) {
     return;
   }
   p.state->set_smid(id_);
-  uint16_t ti = occupy_tb_slot(k, p.index, std::move(p.state), Phase::Restoring);
+  // Lazy save: in place, the shared memory is still here; elsewhere it was
+  // written back and is read with the rest (the first lines of the save area).
+  const bool in_place = p.shared_parked_on == int32_t(id_);
+  if (p.shared_parked_on >= 0 && !in_place)
+    throw std::logic_error(fmt::format("SM {}: TB {} of {} resumed while its shared memory is parked on SM {}", id_,
+                                       p.index, k.label, p.shared_parked_on));
+  uint16_t ti;
+  if (in_place) {
+    auto parked = find_parked(k.id, p.index);
+    ti = occupy_tb_slot(k, p.index, std::move(p.state), Phase::Restoring, &parked->smem);
+    parked_.erase(parked);
+    stats_.shared_resumed_in_place[k.key].add();
+  } else {
+    ti = occupy_tb_slot(k, p.index, std::move(p.state), Phase::Restoring);
+  }
   TbSlot& t = tbs_[ti];
   t.side_effects = p.side_effects;
   t.live_only = p.live_registers_only;
   t.run_cycles_before = p.run_cycles;
   t.insts = p.warp_insts;
-  t.context_bytes = p.context_bytes;
-  stats_.context_bytes_restored[k.key].add(p.context_bytes);
-  t.lines_unacked = lines_of(p.context_bytes);
+  const uint32_t shared_lines = p.lazy_shared ? lines_of(k.needs.shared_bytes) : 0;
+  const bool shared_too = p.lazy_shared && !in_place;
+  t.context_bytes = p.context_bytes + (shared_too ? k.needs.shared_bytes : 0);
+  stats_.context_bytes_restored[k.key].add(t.context_bytes);
+  t.lines_unacked = lines_of(p.context_bytes) + (shared_too ? shared_lines : 0);
   if (t.lines_unacked == 0) return finish_restore(ti);
-  transfers_.push_back({ti, false, save_area(t), 0, t.lines_unacked, t.started});
+  start_transfer(ti, false, uint64_t(shared_too ? 0 : shared_lines) * mem::kLineBytes, t.lines_unacked, t.started);
 }
 
 void Sm::finish_restore(uint16_t ti) {

@@ -5,7 +5,8 @@
 //           kernel finished); cost: none (no work lost)
 //   switch  latency: the context bytes of the TBs switched so far on this
 //           SM, this one included, over the SM's share of DRAM bandwidth;
-//           cost: its save plus its restore
+//           cost: its save plus its restore (a lazy save counts neither for
+//           its shared memory: the cost of a later eviction is not known)
 //   flush   only if idempotent; latency: none; cost: its residency (the work
 //           redone)
 // Among the ways within budget the cheapest is taken, else the quickest.
@@ -29,7 +30,8 @@ class ChimeraPreemption final : public PreemptionMechanism {
     const double budget = double(e.latency_budget);
     double switched_bytes = 0;
     for (const sm::ResidentTb& t : first_n(candidates, n, nearest_end)) {
-      double bytes = double(e.live_registers_only ? t.live_context_bytes : t.context_bytes);
+      double bytes = double(e.live_registers_only ? t.live_context_bytes : t.context_bytes) -
+                     (e.lazy_shared ? t.shared_bytes : 0);
       struct Way {
         sm::PreemptAction action;
         double latency, cost;

@@ -37,6 +37,7 @@ struct PreemptionEstimates {
   double sm_bytes_per_cycle = 1;  // the SM's share of peak DRAM bandwidth
   Cycle latency_budget = 0;
   bool live_registers_only = false;
+  bool lazy_shared = false;  // a switch leaves shared memory parked: it saves the rest only
 };
 
 struct PreemptChoice {
