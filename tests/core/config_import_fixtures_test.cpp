@@ -1,5 +1,6 @@
 // Import of fixtures shaped like every configuration Accel-Sim tests
 // (tests/core/fixtures/gpgpusim/README.md).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -130,17 +131,18 @@ TEST(ConfigImportFixtures, UnmodeledTimingOptionsAreReportedWithTheirReason) {
   EXPECT_TRUE(has_line(r.not_modeled, "not modeled: -inter_config_file config_kepler_islip.icnt (BookSim"));
 }
 
-// The imported TOML drives a simulation through the CLI.
-TEST(ConfigImportFixtures, ImportedConfigRunsVerifyTiny) {
-  std::filesystem::path toml = std::filesystem::temp_directory_path() / "gpumux_import_rtx3070.toml";
-  std::string out;
-  ASSERT_EQ(test::run_gpumux("config import " + (kFixtures / "SM86_RTX3070.config").string() + " -o " + toml.string(),
-                             out),
-            0)
-      << out;
-  EXPECT_NE(out.find("adjusted: -gpgpu_adaptive_cache_config 1"), std::string::npos) << out;
-  EXPECT_EQ(test::run_gpumux("verify vecadd --size tiny -c " + toml.string(), out), 0) << out;
-  std::filesystem::remove(toml);
+// Every imported TOML drives a simulation through the CLI (about 0.1 s each).
+TEST(ConfigImportFixtures, ImportedConfigsRunVerifyTiny) {
+  for (const Expected& e : kExpected) {
+    SCOPED_TRACE(e.name);
+    std::filesystem::path toml = std::filesystem::temp_directory_path() / fmt::format("gpumux_import_{}.toml", e.name);
+    std::string out;
+    std::string config = (kFixtures / (std::string(e.name) + ".config")).string();
+    ASSERT_EQ(test::run_gpumux("config import " + config + " -o " + toml.string(), out), 0) << out;
+    EXPECT_EQ(test::run_gpumux("verify vecadd --size tiny -c " + toml.string(), out), 0) << out;
+    EXPECT_NE(out.find("timing model on " + std::string(e.name)), std::string::npos) << out;
+    std::filesystem::remove(toml);
+  }
 }
 
 TEST(ConfigImportFixtures, BadInputFailsWithFileAndLine) {

@@ -445,7 +445,8 @@ std::string gpgpusim_import_reference_markdown() {
       "option parser does: `#` comments, quoted values spanning lines, the last of repeated options.\n"
       "Options it does not have keep the gpumux defaults. It prints `adjusted:` for every value changed to\n"
       "fit gpumux and `not modeled:` with the reason for every option (or part) it cannot map, and\n"
-      "fails with file:line on text GPGPU-Sim could not parse either.\n\n"
+      "fails with file:line on text GPGPU-Sim could not parse either. All nine configurations Accel-Sim\n"
+      "tests (SM2_GTX480 to SM86_RTX3070) import; `tests/core/fixtures/gpgpusim/` has one fixture of each shape.\n\n"
       "Rules:\n\n"
       "- **cache**: `[N|S:]<sets>:<line>:<ways>,<repl>:<write>:<alloc>:<write_alloc>:<index>,<mshr>:<entries>:<merge>,...`\n"
       "  gives the capacity (L2: per sub-partition, times the sub-partitions of a partition per slice), the\n"
@@ -456,9 +457,12 @@ std::string gpgpusim_import_reference_markdown() {
       "- **adaptive L1** (`-gpgpu_adaptive_cache_config 1` with `-gpgpu_unified_l1d_size`): GPGPU-Sim gives\n"
       "  each kernel the unified array minus the shared memory option it needs; gpumux splits once for all\n"
       "  kernels: `sm.shared_mem_bytes` = `-gpgpu_shmem_size`, L1 = unified - that, with the dl1 sets.\n"
-      "- **initiation interval**: the first entry of `-ptx_opcode_initiation_<kind>` on U units of that kind\n"
-      "  (`-gpgpu_num_<kind>_units`; int runs on the SP units and dp on the SFUs when they have none) for S\n"
-      "  schedulers gives `sm.interval` = initiation x S / U, rounded, at least 1.\n\n"
+      "- **latency**: the first (ADD) entry of `-ptx_opcode_latency_<kind>`; gpumux has one latency per\n"
+      "  functional unit, so the MAX, MUL, MAD, DIV (and SHFL) entries are reported as not modeled.\n"
+      "- **initiation interval**: the first entry of `-ptx_opcode_initiation_<kind>` (int, fp, dp, sfu) on U\n"
+      "  units of that kind (`-gpgpu_num_int_units`, `_sp_`, `_dp_`, `_sfu_`; int runs on the SP units and dp\n"
+      "  on the SFUs when they have none; no count: one per scheduler) for S schedulers, shared or split into\n"
+      "  sub-cores, gives `sm.interval` = initiation x S / U, rounded, at least 1 (`adjusted:` when rounded).\n\n"
       "| option | key | rule |\n|---|---|---|\n";
   for (const MappedOption& m : kMapped)
     out += fmt::format("| `{}` | {} | {} |\n", m.option, m.key[0] ? fmt::format("`{}`", m.key) : "", escape_cell(m.rule));
