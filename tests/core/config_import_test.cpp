@@ -123,6 +123,13 @@ TEST(ConfigImport, OptionsGpumuxBehavesAsAreNotReported) {
   EXPECT_TRUE(has_note(other, "not modeled: -gpgpu_no_such_option 1 (unknown to gpumux)"));
 }
 
+TEST(ConfigImport, TwoLevelSchedulerKeepsItsActiveSet) {
+  GpgpusimImport r = import_gpgpusim_config("-gpgpu_scheduler two_level_active:6:0:1\n", "x");
+  EXPECT_EQ(r.config.values().sm.warp_scheduler, "two-level");
+  EXPECT_EQ(r.config.values().sm.two_level_active, 6u);
+  EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_scheduler two_level_active:6:0:1 (inner and outer policies"));
+}
+
 TEST(ConfigImport, RepeatedOptionIsReportedOnceWithTheLastValue) {
   GpgpusimImport r = import_gpgpusim_config("-gpgpu_num_reg_banks 8\n-gpgpu_num_reg_banks 16\n", "x");
   ASSERT_EQ(r.not_modeled.size(), 1u);

@@ -71,7 +71,7 @@ class Importer;
 using Apply = void (Importer::*)(const GpgpusimOption&, const char* key);
 
 // One option gpumux reads. `apply` maps it as it comes; nullptr: it is read
-// together with others once all are known (Importer::finish).
+// together with others once all are known (end of Importer::run).
 struct MappedOption {
   const char* option;
   Apply apply;
@@ -111,11 +111,13 @@ class Importer {
   }
 
   void scheduler(const GpgpusimOption& o, const char*) {
-    std::string kind = split(o.value, ':')[0];
-    if (kind == "gto" || kind == "lrr") return set(o, "sm.warp_scheduler", kind);
-    if (kind != "two_level_active") return note(o, "scheduler not built in gpumux");
+    // two_level_active:<active warps>:<inner policy>:<outer policy>
+    auto parts = split(o.value, ':');
+    if (parts[0] == "gto" || parts[0] == "lrr") return set(o, "sm.warp_scheduler", parts[0]);
+    if (parts[0] != "two_level_active") return note(o, "scheduler not built in gpumux");
     set(o, "sm.warp_scheduler", "two-level");
-    if (o.value != kind) note(o, "two-level parameters use gpumux defaults");
+    if (parts.size() > 1) set(o, "sm.two_level_active", parts[1]);
+    if (parts.size() > 2) note(o, "inner and outer policies: gpumux's two-level scheduler has its own");
   }
 
   void dram_scheduler(const GpgpusimOption& o, const char*) {
@@ -202,7 +204,8 @@ constexpr MappedOption kMapped[] = {
     {"-gpgpu_shmem_size", &Importer::direct, "sm.shared_mem_bytes", "also the carve-out of an adaptive L1"},
     {"-gpgpu_shmem_sizeDefault", nullptr, "sm.shared_mem_bytes", "reported when it differs from -gpgpu_shmem_size"},
     {"-gpgpu_num_sched_per_core", &Importer::direct, "sm.sub_cores", ""},
-    {"-gpgpu_scheduler", &Importer::scheduler, "sm.warp_scheduler", "gto, lrr, two_level_active"},
+    {"-gpgpu_scheduler", &Importer::scheduler, "sm.warp_scheduler, sm.two_level_active",
+     "gto, lrr, two_level_active:<active warps>"},
     {"-gpgpu_smem_latency", &Importer::direct, "sm.latency.shared_mem", ""},
     {"-smem_latency", &Importer::direct, "sm.latency.shared_mem", "older spelling"},
     {"-ptx_opcode_latency_int", &Importer::first_entry, "sm.latency.int", "the ADD (first) entry"},
