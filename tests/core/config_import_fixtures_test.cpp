@@ -25,7 +25,8 @@ GpgpusimImport import_fixture(const std::string& name) {
 }
 
 bool has_line(const std::vector<std::string>& lines, const std::string& part) {
-  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(part) != std::string::npos; });
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& l) { return l.find(part) != std::string::npos; });
 }
 
 struct Expected {
@@ -36,14 +37,10 @@ struct Expected {
 // L1: adaptive configs get unified - shared memory; L2: sub-partition size x
 // sub-partitions x partitions.
 constexpr Expected kExpected[] = {
-    {"SM2_GTX480", 15, 6, 16, 4, 768, 49152, 12},
-    {"SM3_KEPLER_TITAN", 14, 12, 16, 32, 1536, 49152, 16},
-    {"SM6_TITANX", 28, 12, 48, 64, 3072, 98304, 16},
-    {"SM7_QV100", 80, 32, 32, 64, 6144, 98304, 12},
-    {"SM7_TITANV", 80, 24, 32, 64, 4608, 98304, 12},
-    {"SM7_GV100", 80, 32, 32, 64, 6144, 98304, 12},
-    {"SM75_RTX2060", 30, 12, 32, 64, 3072, 65536, 24},
-    {"SM75_RTX2060_S", 34, 16, 64, 64, 4096, 65536, 20},
+    {"SM2_GTX480", 15, 6, 16, 4, 768, 49152, 12},       {"SM3_KEPLER_TITAN", 14, 12, 16, 32, 1536, 49152, 16},
+    {"SM6_TITANX", 28, 12, 48, 64, 3072, 98304, 16},    {"SM7_QV100", 80, 32, 32, 64, 6144, 98304, 12},
+    {"SM7_TITANV", 80, 24, 32, 64, 4608, 98304, 12},    {"SM7_GV100", 80, 32, 32, 64, 6144, 98304, 12},
+    {"SM75_RTX2060", 30, 12, 32, 64, 3072, 65536, 24},  {"SM75_RTX2060_S", 34, 16, 64, 64, 4096, 65536, 20},
     {"SM86_RTX3070", 46, 16, 28, 56, 4096, 102400, 24},
 };
 
@@ -68,8 +65,9 @@ TEST(ConfigImportFixtures, EveryTestedConfigImportsAndValidates) {
 
 TEST(ConfigImportFixtures, AdaptiveL1GetsWhatSharedMemoryLeaves) {
   GpgpusimImport r = import_fixture("SM86_RTX3070");
-  EXPECT_TRUE(has_line(r.adjusted, "adjusted: -gpgpu_adaptive_cache_config 1 (L1 = 128 KiB unified - 102400 B shared "
-                                   "memory = 28672 B in 4 sets"));
+  EXPECT_TRUE(has_line(r.adjusted,
+                       "adjusted: -gpgpu_adaptive_cache_config 1 (L1 = 128 KiB unified - 102400 B shared "
+                       "memory = 28672 B in 4 sets"));
   EXPECT_EQ(r.config.values().l1d.mshrs, 384u);
   EXPECT_EQ(r.config.values().l1d.mshr_merge, 48u);
 }
@@ -108,7 +106,7 @@ TEST(ConfigImportFixtures, TimingOptionsMapOntoGpumuxParameters) {
   const GpuConfig& k = kepler.config.values();
   EXPECT_EQ(k.sm.interval.fp32, 1u);  // 1 x 4 / 6, rounded, at least 1
   EXPECT_EQ(k.sm.interval.int_alu, 1u);
-  EXPECT_EQ(k.sm.interval.sfu, 4u);  // 2 x 4 / 2
+  EXPECT_EQ(k.sm.interval.sfu, 4u);   // 2 x 4 / 2
   EXPECT_EQ(k.sm.interval.fp64, 2u);  // 2 x 4 / 4
   EXPECT_EQ(k.sm.latency.shared_mem, 24u) << "older spelling -smem_latency";
   EXPECT_EQ(k.address_map.hash, mem::PartitionHash::None);

@@ -75,7 +75,7 @@ using Apply = void (Importer::*)(const GpgpusimOption&, const char* key);
 struct MappedOption {
   const char* option;
   Apply apply;
-  const char* key;  // the key set, for `direct` and the reference
+  const char* key;   // the key set, for `direct` and the reference
   const char* rule;  // how, for the reference ("" for one-to-one)
 };
 
@@ -194,7 +194,8 @@ constexpr MappedOption kMapped[] = {
     {"-gpgpu_n_clusters", nullptr, "gpu.num_sms", "clusters x cores per cluster"},
     {"-gpgpu_n_cores_per_cluster", nullptr, "gpu.num_sms", "clusters x cores per cluster"},
     {"-gpgpu_n_mem", &Importer::direct, "gpu.num_partitions", ""},
-    {"-gpgpu_n_sub_partition_per_mchannel", nullptr, "l2.size_kb", "L2 banks per partition: one gpumux slice holds them all"},
+    {"-gpgpu_n_sub_partition_per_mchannel", nullptr, "l2.size_kb",
+     "L2 banks per partition: one gpumux slice holds them all"},
     {"-gpgpu_clock_domains", &Importer::clocks, "clock.*", "core:icnt:l2:dram MHz"},
     {"-gpgpu_kernel_launch_latency", &Importer::direct, "frontend.launch_latency", ""},
     {"-gpgpu_max_concurrent_kernel", &Importer::direct, "frontend.max_active_kernels", ""},
@@ -232,23 +233,27 @@ constexpr MappedOption kMapped[] = {
     {"-gpgpu_cache:dl2", nullptr, "l2.*", "see the cache rule"},
     {"-gpgpu_l2_rop_latency", &Importer::direct, "l2.hit_latency", ""},
     {"-gpgpu_dram_partition_queues", &Importer::partition_queues, "l2.input_queue", "the crossbar-to-L2 (first) queue"},
-    {"-gpgpu_memory_partition_indexing", &Importer::partition_indexing, "address_map.hash", "0: none, 1 (and others): xor"},
+    {"-gpgpu_memory_partition_indexing", &Importer::partition_indexing, "address_map.hash",
+     "0: none, 1 (and others): xor"},
     {"-gpgpu_mem_addr_mapping", &Importer::addr_mapping, "address_map.interleave_bytes", "2^bit of dramid@bit"},
     {"-icnt_flit_size", &Importer::direct, "icnt.port_bytes", ""},
     {"-icnt_in_buffer_limit", &Importer::direct, "icnt.input_queue", ""},
     {"-icnt_out_buffer_limit", &Importer::direct, "icnt.output_queue", ""},
     {"-gpgpu_dram_scheduler", &Importer::dram_scheduler, "", "1 (FR-FCFS) is what gpumux models"},
-    {"-gpgpu_frfcfs_dram_sched_queue_size", &Importer::dram_queue, "dram.queue_size", "0 (unbounded) keeps the default"},
+    {"-gpgpu_frfcfs_dram_sched_queue_size", &Importer::dram_queue, "dram.queue_size",
+     "0 (unbounded) keeps the default"},
     {"-gpgpu_dram_buswidth", nullptr, "dram.bus_bytes", "bus width x chips per controller"},
     {"-gpgpu_n_mem_per_ctrlr", nullptr, "dram.bus_bytes", "bus width x chips per controller"},
     {"-gpgpu_dram_burst_length", &Importer::direct, "dram.burst_length", ""},
     {"-dram_data_command_freq_ratio", &Importer::direct, "dram.data_rate", ""},
     {"-dram_latency", &Importer::direct, "dram.controller_latency", ""},
-    {"-gpgpu_dram_timing_opt", &Importer::dram_timing, "dram.banks, dram.t*", "nbk, CCD, RRD, RCD, RAS, RP, CL, WL, WR; RC = RAS + RP"},
+    {"-gpgpu_dram_timing_opt", &Importer::dram_timing, "dram.banks, dram.t*",
+     "nbk, CCD, RRD, RCD, RAS, RP, CL, WL, WR; RC = RAS + RP"},
 };
 
 const MappedOption* find_mapped(std::string_view option) {
-  auto it = std::find_if(std::begin(kMapped), std::end(kMapped), [&](const MappedOption& m) { return option == m.option; });
+  auto it =
+      std::find_if(std::begin(kMapped), std::end(kMapped), [&](const MappedOption& m) { return option == m.option; });
   return it == std::end(kMapped) ? nullptr : it;
 }
 
@@ -309,14 +314,16 @@ void Importer::num_sms() {
   const GpgpusimOption* cores = opts_.find("-gpgpu_n_cores_per_cluster");
   if (!clusters && !cores) return;
   const GpgpusimOption& at = clusters ? *clusters : *cores;
-  set(at, "gpu.num_sms", std::to_string(uint_option("-gpgpu_n_clusters", 1) * uint_option("-gpgpu_n_cores_per_cluster", 1)));
+  set(at, "gpu.num_sms",
+      std::to_string(uint_option("-gpgpu_n_clusters", 1) * uint_option("-gpgpu_n_cores_per_cluster", 1)));
 }
 
 void Importer::dram_bus() {
   const GpgpusimOption* width = opts_.find("-gpgpu_dram_buswidth");
   if (!width) return;
   // A partition's channel is all its chips side by side.
-  set(*width, "dram.bus_bytes", std::to_string(uint_option("-gpgpu_dram_buswidth", 0) * uint_option("-gpgpu_n_mem_per_ctrlr", 1)));
+  set(*width, "dram.bus_bytes",
+      std::to_string(uint_option("-gpgpu_dram_buswidth", 0) * uint_option("-gpgpu_n_mem_per_ctrlr", 1)));
 }
 
 // An initiation interval counts cycles per warp instruction on one unit. With
@@ -358,7 +365,8 @@ void Importer::cache_policies(const GpgpusimOption& o, const GpgpusimCacheSpec& 
     set(o, sec + ".write_policy", "write-through");
     if (c.write != 'T') ignored.push_back(fmt::format("write policy {} (gpumux: write-through)", c.write));
   }
-  if (c.allocate != '\0' && c.allocate != 'm') ignored.push_back(fmt::format("allocation {} (gpumux: on miss)", c.allocate));
+  if (c.allocate != '\0' && c.allocate != 'm')
+    ignored.push_back(fmt::format("allocation {} (gpumux: on miss)", c.allocate));
   if (c.write_allocate != '\0') {
     set(o, sec + ".write_allocate", c.write_allocate == 'N' ? "false" : "true");
     if (c.write_allocate != 'N' && c.write_allocate != 'W')
@@ -451,7 +459,8 @@ std::string gpgpusim_import_reference_markdown() {
       "fails with file:line on text GPGPU-Sim could not parse either. All nine configurations Accel-Sim\n"
       "tests (SM2_GTX480 to SM86_RTX3070) import; `tests/core/fixtures/gpgpusim/` has one fixture of each shape.\n\n"
       "Rules:\n\n"
-      "- **cache**: `[N|S:]<sets>:<line>:<ways>,<repl>:<write>:<alloc>:<write_alloc>:<index>,<mshr>:<entries>:<merge>,...`\n"
+      "- **cache**: "
+      "`[N|S:]<sets>:<line>:<ways>,<repl>:<write>:<alloc>:<write_alloc>:<index>,<mshr>:<entries>:<merge>,...`\n"
       "  gives the capacity (L2: per sub-partition, times the sub-partitions of a partition per slice), the\n"
       "  associativity (scaled to 128 B lines), the write policy (`B`: write-back, others write-through), write\n"
       "  allocation (`N`: none) and the MSHRs. gpumux needs whole KiB, at most 64 ways and whole sets, so the\n"
@@ -468,9 +477,11 @@ std::string gpgpusim_import_reference_markdown() {
       "  sub-cores, gives `sm.interval` = initiation x S / U, rounded, at least 1 (`adjusted:` when rounded).\n\n"
       "| option | key | rule |\n|---|---|---|\n";
   for (const MappedOption& m : kMapped)
-    out += fmt::format("| `{}` | {} | {} |\n", m.option, m.key[0] ? fmt::format("`{}`", m.key) : "", escape_cell(m.rule));
-  out += "\nNot modeled (a value in the second column is what gpumux behaves as; only other values are reported):\n\n"
-         "| option | gpumux | reason |\n|---|---|---|\n";
+    out +=
+        fmt::format("| `{}` | {} | {} |\n", m.option, m.key[0] ? fmt::format("`{}`", m.key) : "", escape_cell(m.rule));
+  out +=
+      "\nNot modeled (a value in the second column is what gpumux behaves as; only other values are reported):\n\n"
+      "| option | gpumux | reason |\n|---|---|---|\n";
   for (const UnmodeledOption& u : unmodeled_gpgpusim_options())
     out += fmt::format("| `{}` | {} | {} |\n", u.option, u.gpumux_value ? u.gpumux_value : "", escape_cell(u.reason));
   out += "\nAny other option is reported as unknown to gpumux.\n";

@@ -82,8 +82,8 @@ FittedCache fit_gpgpusim_cache(uint64_t slice_bytes, uint64_t ways, uint32_t sli
   uint64_t fitted_ways = std::clamp<uint64_t>(ways, 1, std::min(kMaxWays, lines));
   while (lines % fitted_ways != 0) --fitted_ways;
   if (fitted_ways != ways)
-    changes.push_back(fmt::format("{} ways -> {} sets of {} ways (at most {} ways, whole sets; capacity kept)",
-                                  ways, lines / fitted_ways, fitted_ways, kMaxWays));
+    changes.push_back(fmt::format("{} ways -> {} sets of {} ways (at most {} ways, whole sets; capacity kept)", ways,
+                                  lines / fitted_ways, fitted_ways, kMaxWays));
   FittedCache f;
   f.size_kb = uint32_t(lines * kLineBytes * slices / 1024);
   f.ways = uint32_t(fitted_ways);

@@ -29,7 +29,7 @@ struct GpgpusimCacheSpec {
 std::optional<GpgpusimCacheSpec> parse_gpgpusim_cache(std::string_view text);
 
 struct FittedCache {
-  uint32_t size_kb = 0;    // of all `slices` together
+  uint32_t size_kb = 0;  // of all `slices` together
   uint32_t ways = 0;
   std::string adjustment;  // what had to change, empty if nothing
 };

@@ -19,8 +19,7 @@ bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0;
 
 // "-gpgpu_n_mem" names an option; "-1" or "-0.5" is a (negative) value.
 bool is_option_name(std::string_view token) {
-  return token.size() > 1 && token[0] == '-' && !std::isdigit(static_cast<unsigned char>(token[1])) &&
-         token[1] != '.';
+  return token.size() > 1 && token[0] == '-' && !std::isdigit(static_cast<unsigned char>(token[1])) && token[1] != '.';
 }
 
 // Whitespace-separated tokens without comments. A token opening a quote runs
@@ -59,8 +58,7 @@ std::vector<Token> tokenize(std::string_view text, const std::string& file) {
       }
     }
   }
-  if (in_quote)
-    throw LoadError(fmt::format("{}:{}: quoted value is never closed", file, tokens.back().line));
+  if (in_quote) throw LoadError(fmt::format("{}:{}: quoted value is never closed", file, tokens.back().line));
   return tokens;
 }
 
