@@ -123,6 +123,15 @@ TEST(ConfigImport, OptionsGpumuxBehavesAsAreNotReported) {
   EXPECT_TRUE(has_note(other, "not modeled: -gpgpu_no_such_option 1 (unknown to gpumux)"));
 }
 
+TEST(ConfigImport, SharedMemoryIsWhatKernelsWithoutCachePreferenceGet) {
+  GpgpusimImport r = import_gpgpusim_config("-gpgpu_shmem_size 98304\n-gpgpu_shmem_sizeDefault 49152\n", "x");
+  EXPECT_EQ(r.config.values().sm.shared_mem_bytes, 49152u);
+  ASSERT_EQ(r.adjusted.size(), 1u);
+  EXPECT_EQ(r.adjusted[0],
+            "adjusted: -gpgpu_shmem_size 98304 (kernels without a cache preference get -gpgpu_shmem_sizeDefault 49152)");
+  EXPECT_EQ(import_gpgpusim_config("-gpgpu_shmem_size 16384\n", "x").config.values().sm.shared_mem_bytes, 16384u);
+}
+
 TEST(ConfigImport, TwoLevelSchedulerKeepsItsActiveSet) {
   GpgpusimImport r = import_gpgpusim_config("-gpgpu_scheduler two_level_active:6:0:1\n", "x");
   EXPECT_EQ(r.config.values().sm.warp_scheduler, "two-level");

@@ -178,6 +178,7 @@ class Importer {
     return n.value_or(fallback);
   }
 
+  void shared_memory();
   void num_sms();
   void dram_bus();
   void intervals();
@@ -202,8 +203,9 @@ constexpr MappedOption kMapped[] = {
     {"-gpgpu_shader_core_pipeline", &Importer::core_pipeline, "sm.max_threads, sm.warp_slots", "threads:warp_size"},
     {"-gpgpu_shader_registers", &Importer::direct, "sm.registers", ""},
     {"-gpgpu_shader_cta", &Importer::direct, "sm.tb_slots", ""},
-    {"-gpgpu_shmem_size", &Importer::direct, "sm.shared_mem_bytes", "also the carve-out of an adaptive L1"},
-    {"-gpgpu_shmem_sizeDefault", nullptr, "sm.shared_mem_bytes", "reported when it differs from -gpgpu_shmem_size"},
+    {"-gpgpu_shmem_size", nullptr, "sm.shared_mem_bytes", "unless -gpgpu_shmem_sizeDefault is given"},
+    {"-gpgpu_shmem_sizeDefault", nullptr, "sm.shared_mem_bytes",
+     "what GPGPU-Sim gives kernels without a cache preference"},
     {"-gpgpu_num_sched_per_core", &Importer::direct, "sm.sub_cores", ""},
     {"-gpgpu_scheduler", &Importer::scheduler, "sm.warp_scheduler, sm.two_level_active",
      "gto, lrr, two_level_active:<active warps>"},
@@ -297,16 +299,30 @@ GpgpusimImport Importer::run() {
     }
   }
   // Options that combine with others, now that all are known.
+  shared_memory();
   num_sms();
   dram_bus();
   intervals();
   l1_cache();
   l2_cache();
-  if (auto def = opts_.find("-gpgpu_shmem_sizeDefault"); def && opts_.value("-gpgpu_shmem_size") != def->value)
-    note(*def, "differs from -gpgpu_shmem_size, which gpumux uses");
   out_.config.values().gpu.name = name_;
   out_.config.validate();
   return std::move(out_);
+}
+
+// GPGPU-Sim runs a kernel without a cache preference (all of gpumux's) with
+// -gpgpu_shmem_sizeDefault of shared memory, replacing -gpgpu_shmem_size.
+void Importer::shared_memory() {
+  const GpgpusimOption* size = opts_.find("-gpgpu_shmem_size");
+  const GpgpusimOption* default_size = opts_.find("-gpgpu_shmem_sizeDefault");
+  if (default_size) {
+    set(*default_size, "sm.shared_mem_bytes", default_size->value);
+    if (size && size->value != default_size->value)
+      adjust(*size,
+             fmt::format("kernels without a cache preference get -gpgpu_shmem_sizeDefault {}", default_size->value));
+  } else if (size) {
+    set(*size, "sm.shared_mem_bytes", size->value);
+  }
 }
 
 void Importer::num_sms() {
@@ -389,7 +405,7 @@ void Importer::cache_policies(const GpgpusimOption& o, const GpgpusimCacheSpec& 
 // With -gpgpu_adaptive_cache_config 1 the dl1 geometry describes the whole
 // unified L1/shared array and GPGPU-Sim gives each kernel the part its shared
 // memory leaves. gpumux splits the array once for all kernels: shared memory
-// gets -gpgpu_shmem_size (any kernel fits), the L1 the rest, same sets.
+// gets sm.shared_mem_bytes (any kernel fits), the L1 the rest, same sets.
 void Importer::l1_cache() {
   const GpgpusimOption* dl1 = opts_.find("-gpgpu_cache:dl1");
   if (!dl1) return;
@@ -468,7 +484,8 @@ std::string gpgpusim_import_reference_markdown() {
       "  (capacity kept), with an `adjusted:` line.\n"
       "- **adaptive L1** (`-gpgpu_adaptive_cache_config 1` with `-gpgpu_unified_l1d_size`): GPGPU-Sim gives\n"
       "  each kernel the unified array minus the shared memory option it needs; gpumux splits once for all\n"
-      "  kernels: `sm.shared_mem_bytes` = `-gpgpu_shmem_size`, L1 = unified - that, with the dl1 sets.\n"
+      "  kernels: `sm.shared_mem_bytes` (from `-gpgpu_shmem_sizeDefault`, else `-gpgpu_shmem_size`: what a\n"
+      "  kernel without a cache preference gets in GPGPU-Sim), L1 = unified - that, with the dl1 sets.\n"
       "- **latency**: the first (ADD) entry of `-ptx_opcode_latency_<kind>`; gpumux has one latency per\n"
       "  functional unit, so the MAX, MUL, MAD, DIV (and SHFL) entries are reported as not modeled.\n"
       "- **initiation interval**: the first entry of `-ptx_opcode_initiation_<kind>` (int, fp, dp, sfu) on U\n"
