@@ -91,8 +91,11 @@ TEST(ConfigImportFixtures, TimingOptionsMapOntoGpumuxParameters) {
   EXPECT_EQ(v.sm.interval.sfu, 8u);
   EXPECT_EQ(v.sm.latency.sfu, 100u);
   EXPECT_EQ(v.l1d.ports, 4u);
-  EXPECT_EQ(v.icnt.input_queue, 512u);
-  EXPECT_EQ(v.icnt.output_queue, 512u);
+  EXPECT_EQ(v.icnt.input_queue, 128u);  // 512 flits of 40 B: 4 flits per 128 B line + 8 B header
+  EXPECT_EQ(v.icnt.output_queue, 128u);
+  EXPECT_TRUE(has_line(qv100.adjusted,
+                       "adjusted: -icnt_in_buffer_limit 512 (512 flits / 4 flits per 128 B line "
+                       "packet -> icnt.input_queue = 128)"));
   EXPECT_EQ(v.l2.input_queue, 64u);
   EXPECT_EQ(v.address_map.interleave_bytes, 256u);
   EXPECT_EQ(v.address_map.hash, mem::PartitionHash::Xor);

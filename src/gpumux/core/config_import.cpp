@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iterator>
 #include <optional>
+#include <utility>
 
 #include "gpumux/core/error.h"
 #include "gpumux/core/gpgpusim_cache.h"
@@ -180,6 +181,7 @@ class Importer {
 
   void shared_memory();
   void num_sms();
+  void crossbar_buffers();
   void dram_bus();
   void intervals();
   void l1_cache();
@@ -239,8 +241,8 @@ constexpr MappedOption kMapped[] = {
      "0: none, 1 (and others): xor"},
     {"-gpgpu_mem_addr_mapping", &Importer::addr_mapping, "address_map.interleave_bytes", "2^bit of dramid@bit"},
     {"-icnt_flit_size", &Importer::direct, "icnt.port_bytes", ""},
-    {"-icnt_in_buffer_limit", &Importer::direct, "icnt.input_queue", ""},
-    {"-icnt_out_buffer_limit", &Importer::direct, "icnt.output_queue", ""},
+    {"-icnt_in_buffer_limit", nullptr, "icnt.input_queue", "flits / flits of a 128 B line packet"},
+    {"-icnt_out_buffer_limit", nullptr, "icnt.output_queue", "flits / flits of a 128 B line packet"},
     {"-gpgpu_dram_scheduler", &Importer::dram_scheduler, "", "1 (FR-FCFS) is what gpumux models"},
     {"-gpgpu_frfcfs_dram_sched_queue_size", &Importer::dram_queue, "dram.queue_size",
      "0 (unbounded) keeps the default"},
@@ -301,6 +303,7 @@ GpgpusimImport Importer::run() {
   // Options that combine with others, now that all are known.
   shared_memory();
   num_sms();
+  crossbar_buffers();
   dram_bus();
   intervals();
   l1_cache();
@@ -332,6 +335,29 @@ void Importer::num_sms() {
   const GpgpusimOption& at = clusters ? *clusters : *cores;
   set(at, "gpu.num_sms",
       std::to_string(uint_option("-gpgpu_n_clusters", 1) * uint_option("-gpgpu_n_cores_per_cluster", 1)));
+}
+
+// The local crossbar counts its buffers in flits, gpumux's queues hold
+// packets: they hold as many of the largest packet (a 128 B line and its
+// header) as the buffer holds flits for.
+void Importer::crossbar_buffers() {
+  const mem::IcntParams& icnt = out_.config.values().icnt;
+  uint64_t flits_per_packet = (128 + icnt.header_bytes + icnt.port_bytes - 1) / icnt.port_bytes;
+  const std::pair<const char*, const char*> buffers[] = {{"-icnt_in_buffer_limit", "icnt.input_queue"},
+                                                         {"-icnt_out_buffer_limit", "icnt.output_queue"}};
+  for (const auto& [option, key] : buffers) {
+    const GpgpusimOption* o = opts_.find(option);
+    if (!o) continue;
+    auto flits = to_uint(o->value);
+    if (!flits) {
+      note(*o, "not a number");
+      continue;
+    }
+    uint64_t packets = std::max<uint64_t>(1, *flits / flits_per_packet);
+    set(*o, key, std::to_string(packets));
+    adjust(*o,
+           fmt::format("{} flits / {} flits per 128 B line packet -> {} = {}", *flits, flits_per_packet, key, packets));
+  }
 }
 
 void Importer::dram_bus() {

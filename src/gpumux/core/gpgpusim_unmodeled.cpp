@@ -101,7 +101,7 @@ constexpr UnmodeledOption kUnmodeled[] = {
     {"-network_mode", "2", "gpumux has one crossbar model (like the local crossbar, mode 2)"},
     {"-inter_config_file", nullptr, "BookSim interconnect files are not read: gpumux has one crossbar model"},
     {"-icnt_subnets", "2", "gpumux's crossbar has separate request and response networks"},
-    {"-icnt_arbiter_algo", nullptr, "gpumux's crossbar arbitrates round-robin"},
+    {"-icnt_arbiter_algo", "0", "gpumux's crossbar arbitrates round-robin (0); iSLIP (1) is not modeled"},
     {"-gpgpu_mem_address_mask", nullptr, "DRAM address bits are not masked (address_map decides the partition)"},
     {"-dram_dual_bus_interface", nullptr, "one command bus per channel (HBM dual row/column buses not modeled)"},
     {"-dram_bnk_indexing_policy", nullptr, "bank index bits are fixed in gpumux (no bank hashing)"},
