@@ -91,6 +91,11 @@ TEST(ConfigImportFixtures, TimingOptionsMapOntoGpumuxParameters) {
   EXPECT_EQ(v.sm.interval.sfu, 8u);
   EXPECT_EQ(v.sm.latency.sfu, 100u);
   EXPECT_EQ(v.l1d.ports, 4u);
+  EXPECT_EQ(v.l2.hit_latency, 160u);          // core and L2 clocks are equal
+  EXPECT_EQ(v.dram.controller_latency, 75u);  // 100 core cycles at 1132 MHz in 850 MHz DRAM cycles
+  EXPECT_TRUE(has_line(qv100.adjusted,
+                       "adjusted: -dram_latency 100 (100 core cycles x 850 / 1132 MHz -> "
+                       "dram.controller_latency = 75 DRAM cycles)"));
   EXPECT_EQ(v.icnt.input_queue, 128u);  // 512 flits of 40 B: 4 flits per 128 B line + 8 B header
   EXPECT_EQ(v.icnt.output_queue, 128u);
   EXPECT_TRUE(has_line(qv100.adjusted,

@@ -181,6 +181,7 @@ class Importer {
 
   void shared_memory();
   void num_sms();
+  void memory_latencies();
   void crossbar_buffers();
   void dram_bus();
   void intervals();
@@ -235,7 +236,7 @@ constexpr MappedOption kMapped[] = {
     {"-gpgpu_l1_latency", &Importer::direct, "l1d.hit_latency", ""},
     {"-l1_latency", &Importer::direct, "l1d.hit_latency", "older spelling"},
     {"-gpgpu_cache:dl2", nullptr, "l2.*", "see the cache rule"},
-    {"-gpgpu_l2_rop_latency", &Importer::direct, "l2.hit_latency", ""},
+    {"-gpgpu_l2_rop_latency", nullptr, "l2.hit_latency", "core cycles converted to L2 cycles"},
     {"-gpgpu_dram_partition_queues", &Importer::partition_queues, "l2.input_queue", "the crossbar-to-L2 (first) queue"},
     {"-gpgpu_memory_partition_indexing", &Importer::partition_indexing, "address_map.hash",
      "0: none, 1 (and others): xor"},
@@ -250,7 +251,7 @@ constexpr MappedOption kMapped[] = {
     {"-gpgpu_n_mem_per_ctrlr", nullptr, "dram.bus_bytes", "bus width x chips per controller"},
     {"-gpgpu_dram_burst_length", &Importer::direct, "dram.burst_length", ""},
     {"-dram_data_command_freq_ratio", &Importer::direct, "dram.data_rate", ""},
-    {"-dram_latency", &Importer::direct, "dram.controller_latency", ""},
+    {"-dram_latency", nullptr, "dram.controller_latency", "core cycles converted to DRAM cycles"},
     {"-gpgpu_dram_timing_opt", &Importer::dram_timing, "dram.banks, dram.t*",
      "nbk, CCD, RRD, RCD, RAS, RP, CL, WL, WR; RC = RAS + RP"},
 };
@@ -303,6 +304,7 @@ GpgpusimImport Importer::run() {
   // Options that combine with others, now that all are known.
   shared_memory();
   num_sms();
+  memory_latencies();
   crossbar_buffers();
   dram_bus();
   intervals();
@@ -335,6 +337,35 @@ void Importer::num_sms() {
   const GpgpusimOption& at = clusters ? *clusters : *cores;
   set(at, "gpu.num_sms",
       std::to_string(uint_option("-gpgpu_n_clusters", 1) * uint_option("-gpgpu_n_cores_per_cluster", 1)));
+}
+
+// GPGPU-Sim counts the ROP and DRAM latencies in core cycles; gpumux counts
+// them in the clock of their component.
+void Importer::memory_latencies() {
+  const ClockParams& clock = out_.config.values().clock;
+  struct Latency {
+    const char* option;
+    const char* key;
+    double mhz;
+    const char* domain;
+  };
+  const Latency latencies[] = {{"-gpgpu_l2_rop_latency", "l2.hit_latency", clock.l2_mhz, "L2"},
+                               {"-dram_latency", "dram.controller_latency", clock.dram_mhz, "DRAM"}};
+  for (const Latency& l : latencies) {
+    const GpgpusimOption* o = opts_.find(l.option);
+    if (!o) continue;
+    auto core_cycles = to_uint(o->value);
+    if (!core_cycles) {
+      note(*o, "not a number");
+      continue;
+    }
+    double exact = double(*core_cycles) * l.mhz / clock.core_mhz;
+    uint64_t cycles = uint64_t(std::lround(exact));
+    set(*o, l.key, std::to_string(cycles));
+    if (l.mhz != clock.core_mhz)
+      adjust(*o, fmt::format("{} core cycles x {:g} / {:g} MHz -> {} = {} {} cycles", *core_cycles, l.mhz,
+                             clock.core_mhz, l.key, cycles, l.domain));
+  }
 }
 
 // The local crossbar counts its buffers in flits, gpumux's queues hold
