@@ -546,9 +546,10 @@ std::string gpgpusim_import_reference_markdown() {
       "- **latency**: the first (ADD) entry of `-ptx_opcode_latency_<kind>`; gpumux has one latency per\n"
       "  functional unit, so the MAX, MUL, MAD, DIV (and SHFL) entries are reported as not modeled.\n"
       "- **initiation interval**: the first entry of `-ptx_opcode_initiation_<kind>` (int, fp, dp, sfu) on U\n"
-      "  units of that kind (`-gpgpu_num_int_units`, `_sp_`, `_dp_`, `_sfu_`; int runs on the SP units and dp\n"
-      "  on the SFUs when they have none; no count: one per scheduler) for S schedulers, shared or split into\n"
-      "  sub-cores, gives `sm.interval` = initiation x S / U, rounded, at least 1 (`adjusted:` when rounded).\n\n"
+      "  units of that kind (`-gpgpu_num_int_units`, `_sp_`, `_dp_`, `_sfu_`; int counts the SP units and dp\n"
+      "  the SFUs when they have none, though gpumux keeps their own unit; no count: one per scheduler) for S\n"
+      "  schedulers, shared or split into sub-cores, gives `sm.interval` = initiation x S / U, rounded, at\n"
+      "  least 1 (`adjusted:` when rounded).\n\n"
       "| option | key | rule |\n|---|---|---|\n";
   for (const MappedOption& m : kMapped)
     out +=
