@@ -85,7 +85,7 @@ TEST(ConfigImport, ReportsEveryOptionItDoesNotModel) {
   GpgpusimImport r = import_gpgpusim_config(kVoltaLike, "volta");
   EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_ptx_instruction_classification 0"));
   EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_mem_addr_mapping dramid@8;"));
-  EXPECT_TRUE(has_note(r, "not modeled: -ptx_opcode_latency_int 4,13,4,5,145,21 (only the first"));
+  EXPECT_TRUE(has_note(r, "not modeled: -ptx_opcode_latency_int 4,13,4,5,145,21 (entries after the first"));
   EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_cache:dl2 S:32:128:24,L:B:m:L:P,A:192:4,32:0,32 ("));
   EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_dram_timing_opt"));
   for (const auto& n : r.not_modeled) {
@@ -96,7 +96,8 @@ TEST(ConfigImport, ReportsEveryOptionItDoesNotModel) {
                              [](const std::string& n) { return n.find("-gpgpu_dram_timing_opt") != std::string::npos; });
   ASSERT_NE(timing, r.not_modeled.end());
   std::string detail = timing->substr(timing->find(" ("));
-  EXPECT_EQ(detail, " (CDLR=3, nbkgrp=4, CCDL=2, RTPL=3)") << "RC equals RAS+RP: modeled";
+  EXPECT_EQ(detail, " (CDLR=3, nbkgrp=4, CCDL=2, RTPL=3: bank groups and turnarounds are not modeled)")
+      << "RC equals RAS+RP: modeled";
 }
 
 TEST(ConfigImport, OutputLoadsBack) {
@@ -112,6 +113,43 @@ TEST(ConfigImport, InvalidModeledValuesAreReportedNotApplied) {
   EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_num_sched_per_core 99 ("));
   EXPECT_EQ(r.config.values().sm.sub_cores, 4u);
   EXPECT_THROW(import_gpgpusim_config("stray\n", "x"), LoadError);
+}
+
+TEST(ConfigImport, OptionsGpumuxBehavesAsAreNotReported) {
+  GpgpusimImport same = import_gpgpusim_config("-gpgpu_TB_launch_latency 0\n-gpgpu_shmem_num_banks 32\n", "x");
+  EXPECT_TRUE(same.not_modeled.empty());
+  GpgpusimImport other = import_gpgpusim_config("-gpgpu_TB_launch_latency 10\n-gpgpu_no_such_option 1\n", "x");
+  EXPECT_TRUE(has_note(other, "not modeled: -gpgpu_TB_launch_latency 10 (gpumux places a TB"));
+  EXPECT_TRUE(has_note(other, "not modeled: -gpgpu_no_such_option 1 (unknown to gpumux)"));
+}
+
+TEST(ConfigImport, SharedMemoryIsWhatKernelsWithoutCachePreferenceGet) {
+  GpgpusimImport r = import_gpgpusim_config("-gpgpu_shmem_size 98304\n-gpgpu_shmem_sizeDefault 49152\n", "x");
+  EXPECT_EQ(r.config.values().sm.shared_mem_bytes, 49152u);
+  ASSERT_EQ(r.adjusted.size(), 1u);
+  EXPECT_EQ(r.adjusted[0],
+            "adjusted: -gpgpu_shmem_size 98304 (kernels without a cache preference get -gpgpu_shmem_sizeDefault 49152)");
+  EXPECT_EQ(import_gpgpusim_config("-gpgpu_shmem_size 16384\n", "x").config.values().sm.shared_mem_bytes, 16384u);
+}
+
+TEST(ConfigImport, TwoLevelSchedulerKeepsItsActiveSet) {
+  GpgpusimImport r = import_gpgpusim_config("-gpgpu_scheduler two_level_active:6:0:1\n", "x");
+  EXPECT_EQ(r.config.values().sm.warp_scheduler, "two-level");
+  EXPECT_EQ(r.config.values().sm.two_level_active, 6u);
+  EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_scheduler two_level_active:6:0:1 (inner and outer policies"));
+}
+
+TEST(ConfigImport, RepeatedOptionIsReportedOnceWithTheLastValue) {
+  GpgpusimImport r = import_gpgpusim_config("-gpgpu_num_reg_banks 8\n-gpgpu_num_reg_banks 16\n", "x");
+  ASSERT_EQ(r.not_modeled.size(), 1u);
+  EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_num_reg_banks 16 (gpumux reads source operands at issue"));
+}
+
+TEST(ConfigImport, ReferenceListsEveryMappedAndUnmodeledOption) {
+  std::string md = gpgpusim_import_reference_markdown();
+  EXPECT_NE(md.find("| `-gpgpu_kernel_launch_latency` | `frontend.launch_latency` |"), std::string::npos);
+  EXPECT_NE(md.find("| `-gpgpu_num_reg_banks` |  | gpumux reads source operands at issue"), std::string::npos);
+  EXPECT_NE(md.find("| `-gpgpu_TB_launch_latency` | 0 |"), std::string::npos);
 }
 
 }  // namespace

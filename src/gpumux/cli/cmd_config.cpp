@@ -4,8 +4,9 @@
 //   gpumux config import gpgpusim.config [-o out.toml]
 //   gpumux config docs > docs/config.md
 //
-// import prints one "not modeled: <option> <value>" line on stderr (and as a
-// comment in the TOML) for every option gpumux does not model.
+// import prints one "adjusted: <option> <value> (<change>)" line for every value
+// changed to fit gpumux and one "not modeled: <option> <value> (<reason>)" line
+// for every option gpumux does not model, on stderr and as comments in the TOML.
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -46,11 +47,13 @@ void run_import(const ImportOptions& o) {
   if (!in) throw LoadError(fmt::format("{}: cannot open", o.input));
   std::stringstream text;
   text << in.rdbuf();
-  GpgpusimImport result = import_gpgpusim_config(text.str(), gpu_name_of(o.input));
+  GpgpusimImport result = import_gpgpusim_config(text.str(), o.input, gpu_name_of(o.input));
   std::string toml = fmt::format("# imported from {} by gpumux config import\n", o.input);
-  for (const auto& line : result.not_modeled) {
-    fmt::print(stderr, "{}\n", line);
-    toml += "# " + line + "\n";
+  for (const auto* lines : {&result.adjusted, &result.not_modeled}) {
+    for (const auto& line : *lines) {
+      fmt::print(stderr, "{}\n", line);
+      toml += "# " + line + "\n";
+    }
   }
   toml += result.config.dump();
   if (o.output.empty()) {

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "gpumux/core/config_import.h"
 #include "gpumux/core/error.h"
 #include "gpumux/core/strict_toml.h"
 
@@ -251,7 +252,7 @@ std::string config_reference_markdown() {
       "on the command line. Cycle counts are in the clock domain of the component.\n";
   GpuConfig defaults;
   reference_schema(schema_of<GpuConfig>(), &defaults, "", "", out);
-  return out;
+  return out + gpgpusim_import_reference_markdown();
 }
 
 }  // namespace gpumux

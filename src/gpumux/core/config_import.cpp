@@ -2,10 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <iterator>
 #include <optional>
+#include <utility>
 
 #include "gpumux/core/error.h"
+#include "gpumux/core/gpgpusim_cache.h"
+#include "gpumux/core/gpgpusim_options.h"
+#include "gpumux/core/gpgpusim_unmodeled.h"
 
 namespace gpumux {
 namespace {
@@ -22,6 +29,12 @@ std::vector<std::string> split(std::string_view s, char sep) {
   return parts;
 }
 
+std::string trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return "";
+  return std::string(s.substr(b, s.find_last_not_of(" \t") - b + 1));
+}
+
 std::optional<uint64_t> to_uint(std::string_view s) {
   uint64_t v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -29,40 +42,8 @@ std::optional<uint64_t> to_uint(std::string_view s) {
   return v;
 }
 
-// Options that map one-to-one onto a config key.
-struct DirectOption {
-  const char* option;
-  const char* key;
-};
-constexpr DirectOption kDirectOptions[] = {
-    {"-gpgpu_n_mem", "gpu.num_partitions"},
-    {"-gpgpu_shader_registers", "sm.registers"},
-    {"-gpgpu_shmem_size", "sm.shared_mem_bytes"},
-    {"-gpgpu_shader_cta", "sm.tb_slots"},
-    {"-gpgpu_num_sched_per_core", "sm.sub_cores"},
-    {"-gpgpu_smem_latency", "sm.latency.shared_mem"},
-    {"-gpgpu_l1_latency", "l1d.hit_latency"},
-    {"-gpgpu_l2_rop_latency", "l2.hit_latency"},
-    {"-icnt_flit_size", "icnt.port_bytes"},
-    {"-gpgpu_dram_burst_length", "dram.burst_length"},
-    {"-gpgpu_dram_buswidth", "dram.bus_bytes"},
-    {"-dram_data_command_freq_ratio", "dram.data_rate"},
-    {"-dram_latency", "dram.controller_latency"},
-};
-
-// Functional-unit latency lists "ADD,MAX,MUL,MAD,DIV[,...]": gpumux keeps one latency per unit.
-struct LatencyOption {
-  const char* option;
-  const char* key;
-};
-constexpr LatencyOption kLatencyOptions[] = {
-    {"-ptx_opcode_latency_int", "sm.latency.int"},
-    {"-ptx_opcode_latency_fp", "sm.latency.fp32"},
-    {"-ptx_opcode_latency_dp", "sm.latency.fp64"},
-    {"-ptx_opcode_latency_sfu", "sm.latency.sfu"},
-};
-
-// GPGPU-Sim DRAM timing names and their keys; the others are reported.
+// GPGPU-Sim DRAM timing names and their keys; RC, nbkgrp, CCDL and RTPL are
+// checked by dram_timing(), the others are reported.
 struct TimingName {
   const char* name;
   const char* key;
@@ -72,221 +53,514 @@ constexpr TimingName kTimingNames[] = {
     {"RP", "dram.tRP"},    {"CL", "dram.tCL"},   {"WL", "dram.tWL"},   {"WR", "dram.tWR"},
 };
 
+// Functional unit kinds of the opcode latency and initiation tables, with the
+// unit count option of each and the unit that runs them when it is 0.
+struct UnitKind {
+  const char* suffix;        // -ptx_opcode_latency_<suffix>
+  const char* key;           // sm.latency.<key>, sm.interval.<key>
+  const char* count_option;  // units per SM
+  const char* host_option;   // runs on these units when count_option is 0 or absent
+};
+constexpr UnitKind kUnitKinds[] = {
+    {"int", "int", "-gpgpu_num_int_units", "-gpgpu_num_sp_units"},
+    {"fp", "fp32", "-gpgpu_num_sp_units", nullptr},
+    {"dp", "fp64", "-gpgpu_num_dp_units", "-gpgpu_num_sfu_units"},
+    {"sfu", "sfu", "-gpgpu_num_sfu_units", nullptr},
+};
+
+class Importer;
+using Apply = void (Importer::*)(const GpgpusimOption&, const char* key);
+
+// One option gpumux reads. `apply` maps it as it comes; nullptr: it is read
+// together with others once all are known (end of Importer::run).
+struct MappedOption {
+  const char* option;
+  Apply apply;
+  const char* key;   // the key set, for `direct` and the reference
+  const char* rule;  // how, for the reference ("" for one-to-one)
+};
+
 class Importer {
  public:
-  explicit Importer(std::string name) : name_(std::move(name)) {}
+  Importer(const GpgpusimOptions& options, std::string name) : opts_(options), name_(std::move(name)) {}
 
-  void option(const std::string& opt, const std::string& value) {
-    for (const auto& d : kDirectOptions) {
-      if (opt == d.option) return set(opt, value, d.key, value);
-    }
-    for (const auto& l : kLatencyOptions) {
-      if (opt == l.option) return latency(opt, value, l.key);
-    }
-    if (opt == "-gpgpu_n_clusters") {
-      clusters_ = to_uint(value);
-      if (!clusters_) note(opt, value, "not a number");
-    } else if (opt == "-gpgpu_n_cores_per_cluster") {
-      cores_per_cluster_ = to_uint(value);
-      if (!cores_per_cluster_) note(opt, value, "not a number");
-    } else if (opt == "-gpgpu_n_sub_partition_per_mchannel") {
-      auto n = to_uint(value);
-      if (n && *n > 0) {
-        sub_partitions_ = *n;  // folded into the L2 slice size, one slice per partition
-      } else {
-        note(opt, value, "not a number");
-      }
-    } else if (opt == "-gpgpu_clock_domains") {
-      clocks(opt, value);
-    } else if (opt == "-gpgpu_shader_core_pipeline") {
-      auto parts = split(value, ':');
-      auto threads = to_uint(parts[0]);
-      if (!threads) return note(opt, value, "not threads:warp_size");
-      set(opt, value, "sm.max_threads", parts[0]);
-      set(opt, value, "sm.warp_slots", std::to_string(*threads / 32));
-      if (parts.size() > 1 && parts[1] != "32") note(opt, value, "warp size other than 32");
-    } else if (opt == "-gpgpu_scheduler") {
-      scheduler(opt, value);
-    } else if (opt == "-gpgpu_cache:dl1") {
-      cache(opt, value, "l1d", 1);
-    } else if (opt == "-gpgpu_cache:dl2") {
-      dl2_ = value;  // its size needs the partition counts, which may come later
-    } else if (opt == "-gpgpu_dram_timing_opt") {
-      dram_timing(opt, value);
-    } else if (opt == "-gpgpu_dram_scheduler") {
-      if (value != "1") note(opt, value, "only FR-FCFS (1) is modeled");
-    } else if (opt == "-gpgpu_frfcfs_dram_sched_queue_size") {
-      if (value == "0") return note(opt, value, "unbounded queue; dram.queue_size kept");
-      set(opt, value, "dram.queue_size", value);
-    } else {
-      note(opt, value);
-    }
+  GpgpusimImport run();
+
+  void direct(const GpgpusimOption& o, const char* key) { set(o, key, o.value); }
+
+  void first_entry(const GpgpusimOption& o, const char* key) {
+    auto parts = split(o.value, ',');
+    set(o, key, parts[0]);
+    if (parts.size() > 1)
+      note(o, "entries after the first (MAX, MUL, MAD, DIV...): gpumux has one latency per functional unit");
   }
 
-  GpgpusimImport finish() {
-    out_.config.values().gpu.name = name_;
-    if (clusters_ || cores_per_cluster_) {
-      uint64_t sms = clusters_.value_or(1) * cores_per_cluster_.value_or(1);
-      set("-gpgpu_n_clusters * -gpgpu_n_cores_per_cluster", std::to_string(sms), "gpu.num_sms", std::to_string(sms));
-    }
-    if (dl2_) cache("-gpgpu_cache:dl2", *dl2_, "l2", out_.config.values().gpu.num_partitions * sub_partitions_);
-    out_.config.validate();
-    return std::move(out_);
+  void clocks(const GpgpusimOption& o, const char*) {
+    auto parts = split(o.value, ':');
+    if (parts.size() != 4) return note(o, "expected core:icnt:l2:dram");
+    const char* keys[] = {"clock.core_mhz", "clock.icnt_mhz", "clock.l2_mhz", "clock.dram_mhz"};
+    for (size_t i = 0; i < 4; ++i) set(o, keys[i], parts[i]);
   }
+
+  void core_pipeline(const GpgpusimOption& o, const char*) {
+    auto parts = split(o.value, ':');
+    auto threads = to_uint(parts[0]);
+    if (!threads) return note(o, "expected threads:warp_size");
+    set(o, "sm.max_threads", parts[0]);
+    set(o, "sm.warp_slots", std::to_string(*threads / 32));
+    if (parts.size() > 1 && parts[1] != "32") note(o, "warp size other than 32");
+  }
+
+  void scheduler(const GpgpusimOption& o, const char*) {
+    // two_level_active:<active warps>:<inner policy>:<outer policy>
+    auto parts = split(o.value, ':');
+    if (parts[0] == "gto" || parts[0] == "lrr") return set(o, "sm.warp_scheduler", parts[0]);
+    if (parts[0] != "two_level_active") return note(o, "scheduler not built in gpumux");
+    set(o, "sm.warp_scheduler", "two-level");
+    if (parts.size() > 1) set(o, "sm.two_level_active", parts[1]);
+    if (parts.size() > 2) note(o, "inner and outer policies: gpumux's two-level scheduler has its own");
+  }
+
+  void dram_scheduler(const GpgpusimOption& o, const char*) {
+    if (o.value != "1") note(o, "only FR-FCFS (1) is modeled");
+  }
+
+  void dram_queue(const GpgpusimOption& o, const char* key) {
+    if (o.value == "0") return note(o, "unbounded queue; dram.queue_size kept");
+    set(o, key, o.value);
+  }
+
+  void partition_queues(const GpgpusimOption& o, const char* key) {
+    auto parts = split(o.value, ':');
+    set(o, key, parts[0]);
+    if (parts.size() > 1) note(o, "only the crossbar-to-L2 queue (the first) is modeled");
+  }
+
+  void partition_indexing(const GpgpusimOption& o, const char* key) {
+    if (o.value == "0") return set(o, key, "none");
+    set(o, key, "xor");
+    if (o.value != "1") note(o, "hash other than bitwise XOR (1); gpumux's XOR folding used");
+  }
+
+  // "dramid@<bit>;<bit map>": the channel index starts at address bit <bit>.
+  void addr_mapping(const GpgpusimOption& o, const char* key) {
+    size_t at = o.value.find("dramid@");
+    size_t semi = o.value.find(';');
+    auto bit = at == std::string::npos || semi == std::string::npos
+                   ? std::nullopt
+                   : to_uint(std::string_view(o.value).substr(at + 7, semi - at - 7));
+    if (!bit || *bit > 30) return note(o, "no dramid@<bit>; prefix");
+    set(o, key, std::to_string(uint64_t(1) << *bit));
+    note(o, "row/bank/column bit map: gpumux splits partition-local addresses its own way");
+  }
+
+  void dram_timing(const GpgpusimOption& o, const char*);
 
  private:
-  void note(const std::string& opt, const std::string& value, const std::string& detail = "") {
-    out_.not_modeled.push_back(detail.empty() ? fmt::format("not modeled: {} {}", opt, value)
-                                              : fmt::format("not modeled: {} {} ({})", opt, value, detail));
+  void note(const GpgpusimOption& o, const std::string& reason) {
+    out_.not_modeled.push_back(fmt::format("not modeled: {} {} ({})", o.name, o.value, reason));
+  }
+  void adjust(const GpgpusimOption& o, const std::string& change) {
+    out_.adjusted.push_back(fmt::format("adjusted: {} {} ({})", o.name, o.value, change));
   }
 
   // Sets one key; a value gpumux cannot take is reported, not fatal.
-  void set(const std::string& opt, const std::string& value, const std::string& key, const std::string& key_value) {
+  void set(const GpgpusimOption& o, const std::string& key, const std::string& value) {
     try {
-      out_.config.set(key + "=" + key_value, name_);
+      out_.config.set(key + "=" + value, name_);
     } catch (const LoadError& e) {
-      note(opt, value, e.what());
+      note(o, e.what());
     }
   }
 
-  void latency(const std::string& opt, const std::string& value, const char* key) {
-    auto parts = split(value, ',');
-    set(opt, value, key, parts[0]);
-    if (parts.size() > 1) note(opt, value, "only the first (ADD) latency is used");
+  uint64_t uint_option(const char* option, uint64_t fallback) const {
+    auto v = opts_.value(option);
+    auto n = v ? to_uint(*v) : std::nullopt;
+    return n.value_or(fallback);
   }
 
-  void clocks(const std::string& opt, const std::string& value) {
-    auto parts = split(value, ':');
-    if (parts.size() != 4) return note(opt, value, "expected core:icnt:l2:dram");
-    const char* keys[] = {"clock.core_mhz", "clock.icnt_mhz", "clock.l2_mhz", "clock.dram_mhz"};
-    for (size_t i = 0; i < 4; ++i) set(opt, value, keys[i], parts[i]);
-  }
+  void shared_memory();
+  void num_sms();
+  void memory_latencies();
+  void crossbar_buffers();
+  void dram_bus();
+  void intervals();
+  void l1_cache();
+  void l2_cache();
+  void cache_policies(const GpgpusimOption& o, const GpgpusimCacheSpec& c, const std::string& sec);
 
-  void scheduler(const std::string& opt, const std::string& value) {
-    std::string kind = split(value, ':')[0];
-    if (kind == "gto" || kind == "lrr") return set(opt, value, "sm.warp_scheduler", kind);
-    if (kind == "two_level_active") {
-      set(opt, value, "sm.warp_scheduler", "two-level");
-      if (value != kind) note(opt, value, "two-level parameters use gpumux defaults");
-      return;
-    }
-    note(opt, value);
-  }
-
-  // "[N|S:]<sets>:<line>:<ways>,<repl>:<write>:<alloc>:<write_alloc>:<index>,<mshr>:<entries>:<merge>,<miss_queue>..."
-  // `copies` is how many such caches form the configured size (L2: one per sub-partition).
-  void cache(const std::string& opt, const std::string& value, const std::string& sec, uint64_t copies) {
-    auto groups = split(value, ',');
-    auto geo = split(groups[0], ':');
-    if (!geo.empty() && (geo[0] == "N" || geo[0] == "S")) geo.erase(geo.begin());
-    auto sets = geo.size() == 3 ? to_uint(geo[0]) : std::nullopt;
-    auto line = geo.size() == 3 ? to_uint(geo[1]) : std::nullopt;
-    auto ways = geo.size() == 3 ? to_uint(geo[2]) : std::nullopt;
-    if (!sets || !line || !ways) return note(opt, value, "unreadable geometry");
-    std::vector<std::string> ignored;
-    set(opt, value, sec + ".size_kb", std::to_string(*sets * *line * *ways * copies / 1024));
-    set(opt, value, sec + ".ways", std::to_string(*ways * *line / 128));  // same sets with 128 B lines
-    if (*line != 128) ignored.push_back(fmt::format("{} B lines (gpumux: 128 B, ways scaled)", *line));
-    if (groups.size() > 1) {
-      auto pol = split(groups[1], ':');
-      if (pol.size() >= 1 && pol[0] != "L") ignored.push_back("replacement " + pol[0] + " (gpumux: LRU)");
-      if (pol.size() >= 2) {
-        const std::string& w = pol[1];
-        if (w == "B") {
-          set(opt, value, sec + ".write_policy", "write-back");
-        } else {
-          set(opt, value, sec + ".write_policy", "write-through");
-          if (w != "T") ignored.push_back("write policy " + w + " (gpumux: write-through)");
-        }
-      }
-      if (pol.size() >= 3 && pol[2] != "m") ignored.push_back("allocation " + pol[2] + " (gpumux: on miss)");
-      if (pol.size() >= 4) {
-        set(opt, value, sec + ".write_allocate", pol[3] == "N" ? "false" : "true");
-        if (pol[3] != "N" && pol[3] != "W") ignored.push_back("write-allocate kind " + pol[3]);
-      }
-      if (pol.size() >= 5 && pol[4] != "L") ignored.push_back("set index function " + pol[4] + " (gpumux: linear)");
-    }
-    if (groups.size() > 2) {
-      auto mshr = split(groups[2], ':');
-      if (mshr.size() == 3) {
-        set(opt, value, sec + ".mshrs", mshr[1]);
-        set(opt, value, sec + ".mshr_merge", mshr[2]);
-      } else {
-        ignored.push_back("MSHR spec " + groups[2]);
-      }
-    }
-    for (size_t g = 3; g < groups.size(); ++g) ignored.push_back("queue spec " + groups[g]);
-    if (!ignored.empty()) note(opt, value, fmt::format("{}", fmt::join(ignored, "; ")));
-  }
-
-  void dram_timing(const std::string& opt, const std::string& value) {
-    if (value.find('=') == std::string::npos) return note(opt, value, "positional form");
-    std::vector<std::string> ignored;
-    std::optional<uint64_t> ras, rp, rc;
-    for (const auto& field : split(value, ':')) {
-      auto kv = split(field, '=');
-      if (kv.size() != 2) {
-        ignored.push_back(field);
-        continue;
-      }
-      const TimingName* known = nullptr;
-      for (const auto& t : kTimingNames)
-        if (kv[0] == t.name) known = &t;
-      if (kv[0] == "RAS") ras = to_uint(kv[1]);
-      if (kv[0] == "RP") rp = to_uint(kv[1]);
-      if (known) {
-        set(opt, value, known->key, kv[1]);
-      } else if (kv[0] == "RC") {
-        rc = to_uint(kv[1]);
-      } else if (!(kv[0] == "nbkgrp" && kv[1] == "1") && !((kv[0] == "CCDL" || kv[0] == "RTPL") && kv[1] == "0")) {
-        ignored.push_back(field);
-      }
-    }
-    if (rc && (!ras || !rp || *rc != *ras + *rp)) ignored.push_back(fmt::format("RC={} (gpumux: RAS+RP)", *rc));
-    if (!ignored.empty()) note(opt, value, fmt::format("{}", fmt::join(ignored, ", ")));
-  }
-
+  const GpgpusimOptions& opts_;
   std::string name_;
   GpgpusimImport out_;
-  std::optional<uint64_t> clusters_, cores_per_cluster_;
-  uint64_t sub_partitions_ = 1;
-  std::optional<std::string> dl2_;
 };
+
+constexpr MappedOption kMapped[] = {
+    {"-gpgpu_n_clusters", nullptr, "gpu.num_sms", "clusters x cores per cluster"},
+    {"-gpgpu_n_cores_per_cluster", nullptr, "gpu.num_sms", "clusters x cores per cluster"},
+    {"-gpgpu_n_mem", &Importer::direct, "gpu.num_partitions", ""},
+    {"-gpgpu_n_sub_partition_per_mchannel", nullptr, "l2.size_kb",
+     "L2 banks per partition: one gpumux slice holds them all"},
+    {"-gpgpu_clock_domains", &Importer::clocks, "clock.*", "core:icnt:l2:dram MHz"},
+    {"-gpgpu_kernel_launch_latency", &Importer::direct, "frontend.launch_latency", ""},
+    {"-gpgpu_max_concurrent_kernel", &Importer::direct, "frontend.max_active_kernels", ""},
+    {"-gpgpu_shader_core_pipeline", &Importer::core_pipeline, "sm.max_threads, sm.warp_slots", "threads:warp_size"},
+    {"-gpgpu_shader_registers", &Importer::direct, "sm.registers", ""},
+    {"-gpgpu_shader_cta", &Importer::direct, "sm.tb_slots", ""},
+    {"-gpgpu_shmem_size", nullptr, "sm.shared_mem_bytes", "unless -gpgpu_shmem_sizeDefault is given"},
+    {"-gpgpu_shmem_sizeDefault", nullptr, "sm.shared_mem_bytes",
+     "what GPGPU-Sim gives kernels without a cache preference"},
+    {"-gpgpu_num_sched_per_core", &Importer::direct, "sm.sub_cores", ""},
+    {"-gpgpu_scheduler", &Importer::scheduler, "sm.warp_scheduler, sm.two_level_active",
+     "gto, lrr, two_level_active:<active warps>"},
+    {"-gpgpu_smem_latency", &Importer::direct, "sm.latency.shared_mem", ""},
+    {"-smem_latency", &Importer::direct, "sm.latency.shared_mem", "older spelling"},
+    {"-ptx_opcode_latency_int", &Importer::first_entry, "sm.latency.int", "the ADD (first) entry"},
+    {"-ptx_opcode_latency_fp", &Importer::first_entry, "sm.latency.fp32", "the ADD (first) entry"},
+    {"-ptx_opcode_latency_dp", &Importer::first_entry, "sm.latency.fp64", "the ADD (first) entry"},
+    {"-ptx_opcode_latency_sfu", &Importer::first_entry, "sm.latency.sfu", ""},
+    {"-ptx_opcode_initiation_int", nullptr, "sm.interval.int", "see the initiation interval rule"},
+    {"-ptx_opcode_initiation_fp", nullptr, "sm.interval.fp32", "see the initiation interval rule"},
+    {"-ptx_opcode_initiation_dp", nullptr, "sm.interval.fp64", "see the initiation interval rule"},
+    {"-ptx_opcode_initiation_sfu", nullptr, "sm.interval.sfu", "see the initiation interval rule"},
+    {"-gpgpu_num_sp_units", nullptr, "sm.interval.*", "see the initiation interval rule"},
+    {"-gpgpu_num_int_units", nullptr, "sm.interval.int", "see the initiation interval rule"},
+    {"-gpgpu_num_dp_units", nullptr, "sm.interval.fp64", "see the initiation interval rule"},
+    {"-gpgpu_num_sfu_units", nullptr, "sm.interval.*", "see the initiation interval rule"},
+    {"-gpgpu_sub_core_model", nullptr, "sm.interval.*",
+     "none needed: with or without sub-cores a sub-core sustains units / schedulers of a kind"},
+    {"-gpgpu_cache:dl1", nullptr, "l1d.*", "see the cache rule"},
+    {"-gpgpu_adaptive_cache_config", nullptr, "l1d.size_kb", "see the adaptive L1 rule"},
+    {"-gpgpu_unified_l1d_size", nullptr, "l1d.size_kb", "see the adaptive L1 rule"},
+    {"-gpgpu_shmem_option", nullptr, "l1d.size_kb", "see the adaptive L1 rule"},
+    {"-gpgpu_l1_banks", &Importer::direct, "l1d.ports", "lines read per cycle"},
+    {"-gpgpu_l1_latency", &Importer::direct, "l1d.hit_latency", ""},
+    {"-l1_latency", &Importer::direct, "l1d.hit_latency", "older spelling"},
+    {"-gpgpu_cache:dl2", nullptr, "l2.*", "see the cache rule"},
+    {"-gpgpu_l2_rop_latency", nullptr, "l2.hit_latency", "core cycles converted to L2 cycles"},
+    {"-gpgpu_dram_partition_queues", &Importer::partition_queues, "l2.input_queue", "the crossbar-to-L2 (first) queue"},
+    {"-gpgpu_memory_partition_indexing", &Importer::partition_indexing, "address_map.hash",
+     "0: none, 1 (and others): xor"},
+    {"-gpgpu_mem_addr_mapping", &Importer::addr_mapping, "address_map.interleave_bytes", "2^bit of dramid@bit"},
+    {"-icnt_flit_size", &Importer::direct, "icnt.port_bytes", ""},
+    {"-icnt_in_buffer_limit", nullptr, "icnt.input_queue", "flits / flits of a 128 B line packet"},
+    {"-icnt_out_buffer_limit", nullptr, "icnt.output_queue", "flits / flits of a 128 B line packet"},
+    {"-gpgpu_dram_scheduler", &Importer::dram_scheduler, "", "1 (FR-FCFS) is what gpumux models"},
+    {"-gpgpu_frfcfs_dram_sched_queue_size", &Importer::dram_queue, "dram.queue_size",
+     "0 (unbounded) keeps the default"},
+    {"-gpgpu_dram_buswidth", nullptr, "dram.bus_bytes", "bus width x chips per controller"},
+    {"-gpgpu_n_mem_per_ctrlr", nullptr, "dram.bus_bytes", "bus width x chips per controller"},
+    {"-gpgpu_dram_burst_length", &Importer::direct, "dram.burst_length", ""},
+    {"-dram_data_command_freq_ratio", &Importer::direct, "dram.data_rate", ""},
+    {"-dram_latency", nullptr, "dram.controller_latency", "core cycles converted to DRAM cycles"},
+    {"-gpgpu_dram_timing_opt", &Importer::dram_timing, "dram.banks, dram.t*",
+     "nbk, CCD, RRD, RCD, RAS, RP, CL, WL, WR; RC = RAS + RP"},
+};
+
+const MappedOption* find_mapped(std::string_view option) {
+  auto it =
+      std::find_if(std::begin(kMapped), std::end(kMapped), [&](const MappedOption& m) { return option == m.option; });
+  return it == std::end(kMapped) ? nullptr : it;
+}
+
+void Importer::dram_timing(const GpgpusimOption& o, const char*) {
+  if (o.value.find('=') == std::string::npos) return note(o, "positional form");
+  std::vector<std::string> ignored;
+  std::optional<uint64_t> ras, rp, rc;
+  for (const auto& raw : split(o.value, ':')) {
+    std::string field = trim(raw);  // a value continued on the next line carries a space
+    if (field.empty()) continue;
+    auto kv = split(field, '=');
+    if (kv.size() != 2) {
+      ignored.push_back(field);
+      continue;
+    }
+    auto known = std::find_if(std::begin(kTimingNames), std::end(kTimingNames),
+                              [&](const TimingName& t) { return kv[0] == t.name; });
+    if (kv[0] == "RAS") ras = to_uint(kv[1]);
+    if (kv[0] == "RP") rp = to_uint(kv[1]);
+    if (known != std::end(kTimingNames)) {
+      set(o, known->key, kv[1]);
+    } else if (kv[0] == "RC") {
+      rc = to_uint(kv[1]);
+    } else if (!(kv[0] == "nbkgrp" && kv[1] == "1") && !((kv[0] == "CCDL" || kv[0] == "RTPL") && kv[1] == "0")) {
+      ignored.push_back(field);
+    }
+  }
+  if (rc && (!ras || !rp || *rc != *ras + *rp)) ignored.push_back(fmt::format("RC={} (gpumux: RAS+RP)", *rc));
+  if (!ignored.empty())
+    note(o, fmt::format("{}: bank groups and turnarounds are not modeled", fmt::join(ignored, ", ")));
+}
+
+GpgpusimImport Importer::run() {
+  for (const GpgpusimOption& o : opts_.all()) {
+    if (const MappedOption* m = find_mapped(o.name)) {
+      if (m->apply) (this->*m->apply)(o, m->key);
+    } else if (const UnmodeledOption* u = find_unmodeled_gpgpusim_option(o.name)) {
+      if (!u->gpumux_value || o.value != u->gpumux_value) note(o, u->reason);
+    } else {
+      note(o, "unknown to gpumux");
+    }
+  }
+  // Options that combine with others, now that all are known.
+  shared_memory();
+  num_sms();
+  memory_latencies();
+  crossbar_buffers();
+  dram_bus();
+  intervals();
+  l1_cache();
+  l2_cache();
+  out_.config.values().gpu.name = name_;
+  out_.config.validate();
+  return std::move(out_);
+}
+
+// GPGPU-Sim runs a kernel without a cache preference (all of gpumux's) with
+// -gpgpu_shmem_sizeDefault of shared memory, replacing -gpgpu_shmem_size.
+void Importer::shared_memory() {
+  const GpgpusimOption* size = opts_.find("-gpgpu_shmem_size");
+  const GpgpusimOption* default_size = opts_.find("-gpgpu_shmem_sizeDefault");
+  if (default_size) {
+    set(*default_size, "sm.shared_mem_bytes", default_size->value);
+    if (size && size->value != default_size->value)
+      adjust(*size,
+             fmt::format("kernels without a cache preference get -gpgpu_shmem_sizeDefault {}", default_size->value));
+  } else if (size) {
+    set(*size, "sm.shared_mem_bytes", size->value);
+  }
+}
+
+void Importer::num_sms() {
+  const GpgpusimOption* clusters = opts_.find("-gpgpu_n_clusters");
+  const GpgpusimOption* cores = opts_.find("-gpgpu_n_cores_per_cluster");
+  if (!clusters && !cores) return;
+  const GpgpusimOption& at = clusters ? *clusters : *cores;
+  set(at, "gpu.num_sms",
+      std::to_string(uint_option("-gpgpu_n_clusters", 1) * uint_option("-gpgpu_n_cores_per_cluster", 1)));
+}
+
+// GPGPU-Sim counts the ROP and DRAM latencies in core cycles; gpumux counts
+// them in the clock of their component.
+void Importer::memory_latencies() {
+  const ClockParams& clock = out_.config.values().clock;
+  struct Latency {
+    const char* option;
+    const char* key;
+    double mhz;
+    const char* domain;
+  };
+  const Latency latencies[] = {{"-gpgpu_l2_rop_latency", "l2.hit_latency", clock.l2_mhz, "L2"},
+                               {"-dram_latency", "dram.controller_latency", clock.dram_mhz, "DRAM"}};
+  for (const Latency& l : latencies) {
+    const GpgpusimOption* o = opts_.find(l.option);
+    if (!o) continue;
+    auto core_cycles = to_uint(o->value);
+    if (!core_cycles) {
+      note(*o, "not a number");
+      continue;
+    }
+    double exact = double(*core_cycles) * l.mhz / clock.core_mhz;
+    uint64_t cycles = uint64_t(std::lround(exact));
+    set(*o, l.key, std::to_string(cycles));
+    if (l.mhz != clock.core_mhz)
+      adjust(*o, fmt::format("{} core cycles x {:g} / {:g} MHz -> {} = {} {} cycles", *core_cycles, l.mhz,
+                             clock.core_mhz, l.key, cycles, l.domain));
+  }
+}
+
+// The local crossbar counts its buffers in flits, gpumux's queues hold
+// packets: they hold as many of the largest packet (a 128 B line and its
+// header) as the buffer holds flits for.
+void Importer::crossbar_buffers() {
+  const mem::IcntParams& icnt = out_.config.values().icnt;
+  uint64_t flits_per_packet = (128 + icnt.header_bytes + icnt.port_bytes - 1) / icnt.port_bytes;
+  const std::pair<const char*, const char*> buffers[] = {{"-icnt_in_buffer_limit", "icnt.input_queue"},
+                                                         {"-icnt_out_buffer_limit", "icnt.output_queue"}};
+  for (const auto& [option, key] : buffers) {
+    const GpgpusimOption* o = opts_.find(option);
+    if (!o) continue;
+    auto flits = to_uint(o->value);
+    if (!flits) {
+      note(*o, "not a number");
+      continue;
+    }
+    uint64_t packets = std::max<uint64_t>(1, *flits / flits_per_packet);
+    set(*o, key, std::to_string(packets));
+    adjust(*o,
+           fmt::format("{} flits / {} flits per 128 B line packet -> {} = {}", *flits, flits_per_packet, key, packets));
+  }
+}
+
+void Importer::dram_bus() {
+  const GpgpusimOption* width = opts_.find("-gpgpu_dram_buswidth");
+  if (!width) return;
+  // A partition's channel is all its chips side by side.
+  set(*width, "dram.bus_bytes",
+      std::to_string(uint_option("-gpgpu_dram_buswidth", 0) * uint_option("-gpgpu_n_mem_per_ctrlr", 1)));
+}
+
+// An initiation interval counts cycles per warp instruction on one unit. With
+// U units of a kind for S schedulers (shared, or split among sub-cores), one
+// sub-core sustains U / S of them: its interval is initiation * S / U.
+void Importer::intervals() {
+  uint64_t schedulers = out_.config.values().sm.sub_cores;
+  for (const UnitKind& k : kUnitKinds) {
+    const GpgpusimOption* init = opts_.find(fmt::format("-ptx_opcode_initiation_{}", k.suffix));
+    if (!init) continue;
+    auto cycles = to_uint(split(init->value, ',')[0]);
+    if (!cycles) {
+      note(*init, "not a number");
+      continue;
+    }
+    uint64_t units = uint_option(k.count_option, 0);
+    if (units == 0 && k.host_option) units = uint_option(k.host_option, 0);
+    if (units == 0) units = schedulers;  // no count given: one unit per sub-core
+    double exact = double(*cycles) * double(schedulers) / double(units);
+    uint64_t interval = std::clamp<uint64_t>(uint64_t(std::lround(exact)), 1, 256);
+    set(*init, fmt::format("sm.interval.{}", k.key), std::to_string(interval));
+    if (double(interval) != exact)
+      adjust(*init, fmt::format("{} x {} schedulers / {} units = {:g} -> sm.interval.{} = {}", *cycles, schedulers,
+                                units, exact, k.key, interval));
+    if (split(init->value, ',').size() > 1)
+      note(*init, "entries after the first (MAX, MUL, MAD, DIV...): gpumux has one interval per functional unit");
+  }
+}
+
+void Importer::cache_policies(const GpgpusimOption& o, const GpgpusimCacheSpec& c, const std::string& sec) {
+  std::vector<std::string> ignored;
+  if (!c.sectored) ignored.push_back("whole-line fills (gpumux fills 32 B sectors)");
+  if (c.line_bytes != 128) ignored.push_back(fmt::format("{} B lines (gpumux: 128 B, ways scaled)", c.line_bytes));
+  if (c.replacement != '\0' && c.replacement != 'L')
+    ignored.push_back(fmt::format("replacement {} (gpumux: LRU)", c.replacement));
+  if (c.write == 'B') {
+    set(o, sec + ".write_policy", "write-back");
+  } else if (c.write != '\0') {
+    set(o, sec + ".write_policy", "write-through");
+    if (c.write != 'T') ignored.push_back(fmt::format("write policy {} (gpumux: write-through)", c.write));
+  }
+  if (c.allocate != '\0' && c.allocate != 'm')
+    ignored.push_back(fmt::format("allocation {} (gpumux: on miss)", c.allocate));
+  if (c.write_allocate != '\0') {
+    set(o, sec + ".write_allocate", c.write_allocate == 'N' ? "false" : "true");
+    if (c.write_allocate != 'N' && c.write_allocate != 'W')
+      ignored.push_back(fmt::format("write-allocate kind {} (gpumux: allocate)", c.write_allocate));
+  }
+  if (c.set_index != '\0' && c.set_index != 'L')
+    ignored.push_back(fmt::format("set index function {} (gpumux: linear)", c.set_index));
+  if (c.mshr_entries && c.mshr_merge) {
+    set(o, sec + ".mshrs", std::to_string(*c.mshr_entries));
+    set(o, sec + ".mshr_merge", std::to_string(*c.mshr_merge));
+  } else if (!c.mshr_type.empty()) {
+    ignored.push_back("MSHR spec not <type>:<entries>:<merge>");
+  }
+  const char* queue_names[] = {"miss queue", "data port width"};
+  for (size_t i = 0; i < c.queue_groups.size(); ++i)
+    ignored.push_back(fmt::format("{} {}", i < 2 ? queue_names[i] : "field", c.queue_groups[i]));
+  if (!ignored.empty()) note(o, fmt::format("{}", fmt::join(ignored, "; ")));
+}
+
+// With -gpgpu_adaptive_cache_config 1 the dl1 geometry describes the whole
+// unified L1/shared array and GPGPU-Sim gives each kernel the part its shared
+// memory leaves. gpumux splits the array once for all kernels: shared memory
+// gets sm.shared_mem_bytes (any kernel fits), the L1 the rest, same sets.
+void Importer::l1_cache() {
+  const GpgpusimOption* dl1 = opts_.find("-gpgpu_cache:dl1");
+  if (!dl1) return;
+  auto spec = parse_gpgpusim_cache(dl1->value);
+  if (!spec) return note(*dl1, "unreadable geometry");
+  uint64_t bytes = spec->bytes();
+  uint64_t ways = std::max<uint64_t>(1, spec->ways * spec->line_bytes / 128);  // same sets with 128 B lines
+  const GpgpusimOption* adaptive = opts_.find("-gpgpu_adaptive_cache_config");
+  uint64_t unified_kb = uint_option("-gpgpu_unified_l1d_size", 0);
+  if (adaptive && adaptive->value != "0" && unified_kb > 0) {
+    uint64_t shared = out_.config.values().sm.shared_mem_bytes;
+    uint64_t unified = unified_kb * 1024;
+    if (shared >= unified) {
+      note(*adaptive, "shared memory fills the unified L1; the dl1 geometry is used as given");
+    } else {
+      uint64_t set_bytes = std::max<uint64_t>(1, spec->sets * 128);
+      bytes = unified - shared;
+      ways = std::max<uint64_t>(1, (bytes + set_bytes / 2) / set_bytes);
+      adjust(*adaptive, fmt::format("L1 = {} KiB unified - {} B shared memory = {} B in {} sets "
+                                    "(GPGPU-Sim resizes per kernel; gpumux splits once)",
+                                    unified_kb, shared, bytes, spec->sets));
+    }
+  }
+  FittedCache fit = fit_gpgpusim_cache(bytes, ways, 1);
+  set(*dl1, "l1d.size_kb", std::to_string(fit.size_kb));
+  set(*dl1, "l1d.ways", std::to_string(fit.ways));
+  if (!fit.adjustment.empty()) adjust(*dl1, fit.adjustment);
+  cache_policies(*dl1, *spec, "l1d");
+}
+
+// GPGPU-Sim has one L2 bank per sub-partition; a gpumux slice (one per
+// partition) holds the banks of its partition: same ways, their sets together.
+void Importer::l2_cache() {
+  const GpgpusimOption* dl2 = opts_.find("-gpgpu_cache:dl2");
+  if (!dl2) return;
+  auto spec = parse_gpgpusim_cache(dl2->value);
+  if (!spec) return note(*dl2, "unreadable geometry");
+  uint64_t banks = std::max<uint64_t>(1, uint_option("-gpgpu_n_sub_partition_per_mchannel", 1));
+  uint64_t ways = std::max<uint64_t>(1, spec->ways * spec->line_bytes / 128);
+  FittedCache fit = fit_gpgpusim_cache(spec->bytes() * banks, ways, out_.config.values().gpu.num_partitions);
+  set(*dl2, "l2.size_kb", std::to_string(fit.size_kb));
+  set(*dl2, "l2.ways", std::to_string(fit.ways));
+  if (!fit.adjustment.empty()) adjust(*dl2, fit.adjustment);
+  cache_policies(*dl2, *spec, "l2");
+}
+
+std::string escape_cell(std::string_view s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
 
 }  // namespace
 
-GpgpusimImport import_gpgpusim_config(std::string_view text, const std::string& name) {
-  Importer importer(name);
-  std::string opt, value;
-  auto flush = [&] {
-    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
-    if (!opt.empty()) importer.option(opt, value);
-    opt.clear();
-    value.clear();
-  };
-  for (const auto& raw : split(text, '\n')) {
-    std::string_view line = raw;
-    if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
-    size_t i = 0;
-    while (i < line.size()) {
-      while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-      size_t start = i;
-      while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-      std::string_view token = line.substr(start, i - start);
-      if (token.empty()) continue;
-      if (token.front() == '-' && !to_uint(token.substr(1))) {
-        flush();
-        opt = token;
-      } else if (!opt.empty()) {
-        if (!value.empty()) value += ' ';
-        value += token;
-      } else {
-        throw LoadError(fmt::format("{}: value '{}' without an option", name, token));
-      }
-    }
-    flush();  // an option's value never spans lines
-  }
-  return importer.finish();
+GpgpusimImport import_gpgpusim_config(std::string_view text, const std::string& file, const std::string& gpu_name) {
+  GpgpusimOptions options = GpgpusimOptions::parse(text, file);
+  return Importer(options, gpu_name.empty() ? file : gpu_name).run();
+}
+
+std::string gpgpusim_import_reference_markdown() {
+  std::string out =
+      "\n## Importing gpgpusim.config\n\n"
+      "`gpumux config import gpgpusim.config` reads a GPGPU-Sim / Accel-Sim configuration as GPGPU-Sim's\n"
+      "option parser does: `#` comments, quoted values spanning lines, the last of repeated options.\n"
+      "Options it does not have keep the gpumux defaults. It prints `adjusted:` for every value changed to\n"
+      "fit gpumux and `not modeled:` with the reason for every option (or part) it cannot map, and\n"
+      "fails with file:line on text GPGPU-Sim could not parse either. All nine configurations Accel-Sim\n"
+      "tests (SM2_GTX480 to SM86_RTX3070) import; `tests/core/fixtures/gpgpusim/` has one fixture of each shape.\n\n"
+      "Rules:\n\n"
+      "- **cache**: "
+      "`[N|S:]<sets>:<line>:<ways>,<repl>:<write>:<alloc>:<write_alloc>:<index>,<mshr>:<entries>:<merge>,...`\n"
+      "  gives the capacity (L2: per sub-partition, times the sub-partitions of a partition per slice), the\n"
+      "  associativity (scaled to 128 B lines), the write policy (`B`: write-back, others write-through), write\n"
+      "  allocation (`N`: none) and the MSHRs. gpumux needs whole KiB, at most 64 ways and whole sets, so the\n"
+      "  capacity is rounded down to whole lines and KiB, then the ways are lowered until the sets are whole\n"
+      "  (capacity kept), with an `adjusted:` line.\n"
+      "- **adaptive L1** (`-gpgpu_adaptive_cache_config 1` with `-gpgpu_unified_l1d_size`): GPGPU-Sim gives\n"
+      "  each kernel the unified array minus the shared memory option it needs; gpumux splits once for all\n"
+      "  kernels: `sm.shared_mem_bytes` (from `-gpgpu_shmem_sizeDefault`, else `-gpgpu_shmem_size`: what a\n"
+      "  kernel without a cache preference gets in GPGPU-Sim), L1 = unified - that, with the dl1 sets.\n"
+      "- **latency**: the first (ADD) entry of `-ptx_opcode_latency_<kind>`; gpumux has one latency per\n"
+      "  functional unit, so the MAX, MUL, MAD, DIV (and SHFL) entries are reported as not modeled.\n"
+      "- **initiation interval**: the first entry of `-ptx_opcode_initiation_<kind>` (int, fp, dp, sfu) on U\n"
+      "  units of that kind (`-gpgpu_num_int_units`, `_sp_`, `_dp_`, `_sfu_`; int counts the SP units and dp\n"
+      "  the SFUs when they have none, though gpumux keeps their own unit; no count: one per scheduler) for S\n"
+      "  schedulers, shared or split into sub-cores, gives `sm.interval` = initiation x S / U, rounded, at\n"
+      "  least 1 (`adjusted:` when rounded).\n\n"
+      "| option | key | rule |\n|---|---|---|\n";
+  for (const MappedOption& m : kMapped)
+    out +=
+        fmt::format("| `{}` | {} | {} |\n", m.option, m.key[0] ? fmt::format("`{}`", m.key) : "", escape_cell(m.rule));
+  out +=
+      "\nNot modeled (a value in the second column is what gpumux behaves as; only other values are reported):\n\n"
+      "| option | gpumux | reason |\n|---|---|---|\n";
+  for (const UnmodeledOption& u : unmodeled_gpgpusim_options())
+    out += fmt::format("| `{}` | {} | {} |\n", u.option, u.gpumux_value ? u.gpumux_value : "", escape_cell(u.reason));
+  out += "\nAny other option is reported as unknown to gpumux.\n";
+  return out;
 }
 
 }  // namespace gpumux
