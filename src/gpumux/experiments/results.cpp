@@ -108,17 +108,20 @@ void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
     // TBs (thesis table 5.2): "short-tb" kernels drain faster than they switch.
     double tb = 0, save = 0;
     size_t launches = 0;
+    uint32_t shared = 0;  // the most shared memory per TB of its kernels
     for (const json& k : run.at("kernels"))
       if (k.at("app").get<size_t>() == i && k.at("done").get<bool>() && k.at("tb_cycles").get<double>() > 0) {
         tb += k.at("tb_cycles").get<double>();
         save += k.at("sm_save_cycles").get<double>();
         ++launches;
+        shared = std::max(shared, k.at("shared_bytes").get<uint32_t>());
       }
     cells.insert(cells.end(), {{"preemptions", std::to_string(requests)},
                                {"preempt_latency", requests ? num(double(latency) / double(requests)) : ""},
                                {"tb_cycles", launches ? num(tb / double(launches)) : ""},
                                {"sm_save_cycles", launches ? num(save / double(launches)) : ""},
-                               {"tb_vs_save", !launches ? "" : tb < save ? "short-tb" : "long-tb"}});
+                               {"tb_vs_save", !launches ? "" : tb < save ? "short-tb" : "long-tb"},
+                               {"shared_per_tb", launches ? std::to_string(shared) : ""}});
     for (const std::string& st : s.stats) cells.push_back({"stat." + st, num(stat_sum(run.at("statistics"), st, i))});
     t.add(cells);
   }

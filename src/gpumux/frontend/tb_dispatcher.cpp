@@ -232,6 +232,7 @@ bool TbDispatcher::count_done(Running& r, Cycle now) {
   rec.warp_insts = k.warp_insts;
   rec.fault = k.fault;
   rec.done = true;
+  rec.shared_bytes = k.needs.shared_bytes;
   if (k.tbs_finished) rec.tb_cycles = double(k.tb_cycles_finished) / double(k.tbs_finished);
   if (!sms_.empty())
     rec.sm_save_cycles = double(policy::tbs_per_empty_sm(k, sms_.front()->params())) *

@@ -65,6 +65,7 @@ struct KernelRecord {
   // residency of its TBs, and the projected time to save the context of an SM
   // full of its TBs at the SM's share of DRAM bandwidth.
   double tb_cycles = 0, sm_save_cycles = 0;
+  uint32_t shared_bytes = 0;  // shared memory per TB (what a lazy save leaves parked)
   // Warp instructions per cycle from its first TB dispatch to its end.
   double ipc() const { return finished > first_tb ? double(warp_insts) / double(finished - first_tb) : 0.0; }
 };

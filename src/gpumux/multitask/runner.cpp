@@ -376,7 +376,7 @@ nlohmann::json to_json(const RunResult& r) {
                        {"finished", k.finished}, {"done", k.done}, {"fault", bool(k.fault)},
                        {"response_cycles", k.done ? k.finished - k.enqueued : 0}, {"ipc", k.ipc()},
                        {"tbs_preempted", k.tbs_preempted}, {"tb_cycles", k.tb_cycles},
-                       {"sm_save_cycles", k.sm_save_cycles}});
+                       {"sm_save_cycles", k.sm_save_cycles}, {"shared_bytes", k.shared_bytes}});
   json copies = json::array();
   for (const frontend::CopyRecord& c : r.copies)
     copies.push_back({{"app", c.app}, {"dir", frontend::to_string(c.dir)}, {"bytes", c.bytes},

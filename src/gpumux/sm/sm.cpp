@@ -497,8 +497,11 @@ Cycle Sm::tick(Cycle now) {
 }
 
 std::string Sm::describe_wait() const {
-  if (tbs_used_ == 0 && lsu_count_ == 0) return "";
+  if (tbs_used_ == 0 && lsu_count_ == 0 && parked_.empty()) return "";
   std::string s = fmt::format("{} TBs, {} warps, LSU queue {}", tbs_used_, warps_used_, lsu_count_);
+  for (const ParkedShared& p : parked_)
+    s += fmt::format("\n    shared memory of {} TB {} parked ({} B{})", p.kernel->label, p.index, p.smem.size,
+                     p.evicting ? fmt::format(", being written back: {} lines unacknowledged", p.lines_unacked) : "");
   for (size_t i = 0; i < warps_.size(); ++i) {
     const WarpSlot& w = warps_[i];
     if (!w.warp) continue;
