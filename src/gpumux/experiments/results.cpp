@@ -87,7 +87,7 @@ void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
                                {"passed", passed ? "1" : "0"},
                                {"error", a.at("error").get<std::string>()},
                                {"shared_cycles", num(a.at("shared").get<double>())},
-                               {"alone_cycles", num(a.at("alone").get<double>())},
+                               {"alone_cycles", a.at("alone").is_number() ? num(a.at("alone").get<double>()) : ""},
                                {"kernel_cycles", std::to_string(a.at("first_run_kernel_cycles").get<uint64_t>())},
                                {"warp_insts", std::to_string(a.at("warp_insts").get<uint64_t>())}});
     bool m = metrics.is_object();
