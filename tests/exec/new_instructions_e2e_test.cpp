@@ -1,4 +1,4 @@
-// WARP_SZ, carry arithmetic, bmsk, redux.sync and %clock_hi in one kernel,
+// WARP_SZ, carry arithmetic, bmsk, redux.sync and the new special registers in one kernel,
 // run functionally and on the timing model, against hand-computed results.
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@ constexpr const char* kPtx = R"(
 .visible .entry k(.param .u64 out)
 {
   .reg .b32 %r<16>;
-  .reg .b64 %rd<4>;
+  .reg .b64 %rd<5>;
   ld.param.u64 %rd1, [out];
   mov.u32 %r1, %tid.x;
   mul.wide.u32 %rd2, %r1, 32;
@@ -43,6 +43,11 @@ constexpr const char* kPtx = R"(
   redux.sync.min.s32 %r11, %r10, 0xffffffff;
   st.global.u32 [%rd3+24], %r11;
   mov.u32 %r12, %clock_hi;        // the high half of a small cycle count
+  mov.u32 %r13, %pm3;             // performance counters are not modeled
+  or.b32 %r12, %r12, %r13;
+  mov.u64 %rd4, %current_graph_exec;  // not launched from a graph
+  cvt.u32.u64 %r14, %rd4;
+  or.b32 %r12, %r12, %r14;
   st.global.u32 [%rd3+28], %r12;
   ret;
 }

@@ -1,4 +1,5 @@
-// Parsing of WARP_SZ, the %clock_hi / %globaltimer_lo/_hi special registers,
+// Parsing of WARP_SZ, the %clock_hi, %globaltimer_lo/_hi, %pm* and
+// %current_graph_exec special registers,
 // bmsk, carry arithmetic and redux.sync (conventions in parser.h).
 #include <gtest/gtest.h>
 
@@ -30,10 +31,19 @@ TEST(PtxNewInstructions, WarpSizeIsAnImmediateOfItsSlotType) {
   EXPECT_EQ(parse_one("add.f32 %f1, %f2, WARP_SZ;").ops[2].imm, 0x42000000u);  // 32.0f
 }
 
-TEST(PtxNewInstructions, ClockHiAndGlobaltimerHalves) {
+TEST(PtxNewInstructions, PredefinedSpecialRegisters) {
   EXPECT_EQ(parse_one("mov.u32 %r1, %clock_hi;").ops[1].sreg, SpecialReg::ClockHi);
   EXPECT_EQ(parse_one("mov.u32 %r1, %globaltimer_lo;").ops[1].sreg, SpecialReg::GlobaltimerLo);
   EXPECT_EQ(parse_one("mov.u32 %r1, %globaltimer_hi;").ops[1].sreg, SpecialReg::GlobaltimerHi);
+  EXPECT_EQ(parse_one("mov.u64 %rd1, %current_graph_exec;").ops[1].sreg, SpecialReg::CurrentGraphExec);
+  Instruction pm = parse_one("mov.u32 %r1, %pm7;");
+  EXPECT_EQ(pm.ops[1].sreg, SpecialReg::Pm);
+  EXPECT_EQ(pm.ops[1].comp, 7u);
+  Instruction pm64 = parse_one("mov.u64 %rd1, %pm2_64;");
+  EXPECT_EQ(pm64.ops[1].sreg, SpecialReg::Pm64);
+  EXPECT_EQ(pm64.ops[1].comp, 2u);
+  EXPECT_NE(error_of("mov.u32 %r1, %pm8;").find("undefined register '%pm8'"), std::string::npos);
+  EXPECT_NE(error_of("mov.u32 %r1, %pm1_32;").find("undefined register '%pm1_32'"), std::string::npos);
 }
 
 TEST(PtxNewInstructions, Bmsk) {

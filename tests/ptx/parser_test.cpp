@@ -540,7 +540,7 @@ TEST(PtxParser, UnsupportedConstructsAreRecordedNotFatal) {
       "\twmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1}, [%rd1], 16;\n"  // 18
       "\tcp.async.ca.shared.global [%r1], [%rd1], 16;\n"                // 19
       "\tfrobnicate.u32 %r1;\n"                                         // 20
-      "\tmov.u32 %r1, %pm0;\n"                                          // 21
+      "\tmov.u32 %r1, %cluster_ctarank;\n"                              // 21
       "\tld.global.L2::cache_hint.f32 %f1, [%rd1], %rd2;\n"             // 22
       "\tcvt.rna.tf32.f32 %r1, %f1;\n"                                  // 23
       "\tsust.b.1d.b32.trap [%rd1, {%r7}], {%r6};\n"                    // 24
@@ -558,7 +558,7 @@ TEST(PtxParser, UnsupportedConstructsAreRecordedNotFatal) {
   EXPECT_NE(m.unsupported[4].construct.find("tensor core"), std::string::npos);
   EXPECT_NE(m.unsupported[5].construct.find("async copy"), std::string::npos);
   EXPECT_EQ(m.unsupported[6].construct, "unknown instruction frobnicate.u32");
-  EXPECT_EQ(m.unsupported[7].construct, "special register %pm0");
+  EXPECT_EQ(m.unsupported[7].construct, "special register %cluster_ctarank");
   EXPECT_NE(m.unsupported[8].construct.find(".L2::cache_hint"), std::string::npos);
   EXPECT_NE(m.unsupported[9].construct.find("tf32"), std::string::npos);
   EXPECT_EQ(m.unsupported[10].construct, "sust.b.1d.b32.trap (surface)");

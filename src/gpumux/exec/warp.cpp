@@ -289,7 +289,10 @@ uint64_t special_value(const Warp& w, const ptx::Operand& o, unsigned lane) {
     case S::LanemaskLe: return (2ull << lane) - 1;
     case S::LanemaskGt: return ~((2ull << lane) - 1) & 0xffffffffu;
     case S::LanemaskGe: return ~((1u << lane) - 1);
-    case S::Envreg: return 0;
+    case S::Envreg:
+    case S::Pm:
+    case S::Pm64:
+    case S::CurrentGraphExec: return 0;
     case S::DynamicSmemSize: return l.dyn_smem;
     case S::TotalSmemSize: return tb.shared().size();
     case S::None: break;

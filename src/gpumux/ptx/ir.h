@@ -98,6 +98,8 @@ enum class SpecialReg : uint8_t {
   Clock, Clock64, Globaltimer, LanemaskEq, LanemaskLt, LanemaskLe, LanemaskGt, LanemaskGe,
   Envreg, DynamicSmemSize, TotalSmemSize,
   ClockHi, GlobaltimerLo, GlobaltimerHi,  // %clock_hi: high half of %clock64; %globaltimer_lo/_hi
+  Pm, Pm64,          // %pm0..%pm7, %pm0_64..%pm7_64 (counter in comp): not modeled, read 0
+  CurrentGraphExec,  // %current_graph_exec: 0, no launch comes from a CUDA graph
 };
 
 enum class OperandKind : uint8_t {
@@ -105,7 +107,7 @@ enum class OperandKind : uint8_t {
   Reg,      // register: reg = index
   Pred,     // predicate register: reg = index; neg = !%p
   Imm,      // immediate: imm = raw bits already in the instruction's operand type
-  Special,  // special register: sreg, comp (0=x,1=y,2=z; Envreg: index)
+  Special,  // special register: sreg, comp (0=x,1=y,2=z; Envreg, Pm, Pm64: index)
   Symbol,   // address of a variable: sym/scope name it
   Addr,     // memory address [base + imm]: base is a register (reg), a symbol (sym/scope) or none
   Vec,      // vector {a, b, c, d}: vec[0..vcount) are register indices (kNoReg = sink "_")

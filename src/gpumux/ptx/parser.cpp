@@ -208,6 +208,7 @@ std::optional<SpecialInfo> special_from_name(std::string_view s) {
       {"%clock_hi", {SpecialReg::ClockHi, false}},
       {"%globaltimer_lo", {SpecialReg::GlobaltimerLo, false}},
       {"%globaltimer_hi", {SpecialReg::GlobaltimerHi, false}},
+      {"%current_graph_exec", {SpecialReg::CurrentGraphExec, false}},
   };
   auto it = kRegs.find(s);
   if (it == kRegs.end()) return std::nullopt;
@@ -217,8 +218,7 @@ std::optional<SpecialInfo> special_from_name(std::string_view s) {
 // Special registers of the PTX ISA that gpumux does not model.
 bool is_unmodeled_special(std::string_view s) {
   static constexpr std::string_view kPrefixes[] = {
-      "%pm", "%reserved_smem", "%aggr_smem", "%cluster",
-      "%is_explicit_cluster", "%nclusterid", "%current_graph_exec",
+      "%reserved_smem", "%aggr_smem", "%cluster", "%is_explicit_cluster", "%nclusterid",
   };
   for (std::string_view p : kPrefixes)
     if (s.substr(0, p.size()) == p) return true;
@@ -1198,6 +1198,13 @@ class Parser {
       if (v > 31 || (num.size() > 1 && num[0] == '0')) return Operand{};
       o.sreg = SpecialReg::Envreg;
       o.comp = uint8_t(v);
+      return o;
+    }
+    // %pm0..%pm7 and %pm0_64..%pm7_64: one digit, then an optional _64.
+    if (base == name && base.size() >= 4 && base.substr(0, 3) == "%pm" && base[3] >= '0' && base[3] <= '7' &&
+        (base.size() == 4 || base.substr(4) == "_64")) {
+      o.sreg = base.size() == 4 ? SpecialReg::Pm : SpecialReg::Pm64;
+      o.comp = uint8_t(base[3] - '0');
       return o;
     }
     auto info = special_from_name(base);
