@@ -263,7 +263,8 @@ SassForm sass_form(const ptx::Instruction& in, Space space, bool in_kernel) {
       }
     case Opcode::Match: return {in.vote == ptx::VoteMode::All ? "MATCH.ALL" : "MATCH.ANY"};
     case Opcode::Activemask: return {"VOTE.ANY"};
-    case Opcode::Redux: return {"REDUX"};
+    // Volta has no REDUX (Accel-Sim's map is Volta's): a butterfly shuffle is its core step.
+    case Opcode::Redux: return {"SHFL.BFLY"};
     case Opcode::Invalid:
     case Opcode::NumOpcodes: break;
   }
