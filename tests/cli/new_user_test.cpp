@@ -42,6 +42,15 @@ TEST_F(NewUser, VersionPrintsTheVersionCommitAndBuild) {
   EXPECT_NE(out.find("\nbuild src-"), std::string::npos) << out;
 }
 
+TEST_F(NewUser, BareCommandPointsToHelp) {
+  std::string out;
+  EXPECT_NE(run_gpumux("", out), 0) << out;
+  EXPECT_NE(out.find("A subcommand is required"), std::string::npos) << out;
+  EXPECT_NE(out.find("--help"), std::string::npos) << out;
+  ASSERT_EQ(run_gpumux("--help", out), 0) << out;
+  EXPECT_NE(out.find("verify"), std::string::npos) << out;
+}
+
 // The installed binary needs nothing from the source or build tree: presets
 // by name, in -c and in a workload file elsewhere, work from an empty folder.
 TEST_F(NewUser, InstalledToolRunsFromAnEmptyFolder) {

@@ -22,7 +22,7 @@ int& exit_code() {
 
 int main(int argc, char** argv) {
   CLI::App app{"gpumux: a cycle-level simulator of multitasking GPUs"};
-  app.require_subcommand(0, 1);
+  app.require_subcommand(1, 1);  // a bare `gpumux` is an error that points to --help
   // The commit names the sources; the build id (a hash of them and the
   // compiler) is what keys cached isolated runs.
   app.set_version_flag("--version", fmt::format("gpumux {}\ncommit {}\nbuild {}", GPUMUX_VERSION, GPUMUX_COMMIT,
