@@ -64,7 +64,9 @@ TEST_F(NewUser, InstalledToolRunsFromAnEmptyFolder) {
   fs::path gpumux = prefix / "bin" / "gpumux";
   ASSERT_TRUE(fs::is_regular_file(gpumux)) << out;
   EXPECT_TRUE(fs::is_regular_file(prefix / "share/gpumux/workloads/user-ptx.toml"));
-  std::string in_empty = "cd " + empty.string() + " && env -u GPUMUX_CONFIGS " + gpumux.string() + " ";
+  EXPECT_TRUE(fs::is_regular_file(prefix / "share/gpumux/scripts/experiment_report.py"));
+  std::string in_empty =
+      "cd " + empty.string() + " && env -u GPUMUX_CONFIGS -u GPUMUX_SCRIPTS_DIR " + gpumux.string() + " ";
 
   EXPECT_EQ(run_command(in_empty + "--version", out), 0) << out;
   EXPECT_EQ(run_command(in_empty + "config dump -c k20c", out), 0) << out;
@@ -77,6 +79,16 @@ TEST_F(NewUser, InstalledToolRunsFromAnEmptyFolder) {
   std::ofstream(w) << "gpu = \"titanv\"\n[[app]]\nbenchmark = \"vecadd\"\n";
   EXPECT_EQ(run_command(in_empty + "run " + w.string() + " --no-baselines", out), 0) << out;
   EXPECT_NE(out.find("on titanv under fcfs"), std::string::npos) << out;
+
+  // A study's report, from the installed script, where Python has its modules
+  // (the script falls back to /usr/bin/python3 as this does).
+  const std::string check = "-c 'import jinja2, matplotlib'";
+  if (run_command("python3 " + check + " || /usr/bin/python3 " + check, out) == 0) {
+    fs::path study = dir_ / "study-out";
+    fs::copy(fs::path(GPUMUX_SOURCE_DIR) / "tests/experiments/fixtures/report-out", study, fs::copy_options::recursive);
+    EXPECT_EQ(run_command(in_empty + "experiment report " + study.string(), out), 0) << out;
+    EXPECT_TRUE(fs::is_regular_file(study / "report.html")) << out;
+  }
   EXPECT_TRUE(fs::is_empty(empty));
 }
 
