@@ -106,6 +106,18 @@ TEST_F(Presets, UserPresetFolderComesFirst) {
   EXPECT_EQ(gpu::load_config("titanv").values().gpu.num_sms, 80u);
 }
 
+// A path is a file even when it does not exist.
+TEST_F(Presets, PathsAreFiles) {
+  for (std::string path : {(dir_ / "gtx980.toml").string(), std::string("nosuch.toml")}) {
+    try {
+      gpu::load_config(path);
+      ADD_FAILURE() << "no error for " << path;
+    } catch (const LoadError& e) {
+      EXPECT_NE(std::string(e.what()).find(path + ": cannot open config file"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST_F(Presets, UnknownNamesListTheBuiltInOnes) {
   test::EnvVar env("GPUMUX_CONFIGS", nullptr);
   EXPECT_FALSE(gpu::is_preset("gtx9800"));

@@ -279,6 +279,13 @@ TEST(WorkloadFile, OutputDirOfAPtxApplication) {
 // is an error at its line.
 TEST(WorkloadFile, GpuPresetNames) {
   EXPECT_EQ(parse_workload("gpu = \"titanv\"\n[[app]]\nbenchmark = \"pc\"\n", "w.toml", "/nonexistent").gpu, "titanv");
+  EXPECT_EQ(parse_workload("gpu = \"titanv\"\n[[app]]\nbenchmark = \"pc\"\n", "w.toml", "").gpu, "titanv");
+  try {  // the folder of a workload file given without one is ""
+    parse_workload("gpu = \"gtx9800\"\n[[app]]\nbenchmark = \"pc\"\n", "w.toml", "");
+    ADD_FAILURE() << "no error";
+  } catch (const LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("w.toml:1: gpu: no preset named 'gtx9800'"), std::string::npos) << e.what();
+  }
   EXPECT_NE(error_of("gpu = \"gtx9800\"\n[[app]]\nbenchmark = \"pc\"\n")
                 .find("w.toml:1: gpu: no preset named 'gtx9800' (built-in: edge-16sm, gtx980, "),
             std::string::npos)

@@ -65,7 +65,9 @@ bool is_preset(const std::string& name) { return user_preset(name) || find_built
 Config load_config(const std::string& preset_or_file, std::span<const std::string> overrides) {
   std::error_code ec;
   std::optional<std::filesystem::path> file;
-  if (std::filesystem::is_regular_file(preset_or_file, ec)) file = preset_or_file;
+  // A path names a file, whether or not it exists (then: cannot open it).
+  const bool path = preset_or_file.find('/') != std::string::npos || preset_or_file.ends_with(".toml");
+  if (path || std::filesystem::is_regular_file(preset_or_file, ec)) file = preset_or_file;
   if (!file) file = user_preset(preset_or_file);
   if (file) return Config::build(file, overrides);
   const Preset* preset = find_builtin_preset(preset_or_file);

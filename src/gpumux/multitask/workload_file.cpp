@@ -205,12 +205,13 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
   w.source = name;
   StrictTable top(root, "", w.source);
   if (auto g = top.get<std::string>("gpu", "a preset name or config file")) {
+    const bool file = g->find('/') != std::string::npos || g->ends_with(".toml");
     std::filesystem::path p = dir / *g;
     std::error_code ec;
-    w.gpu = g->find('/') != std::string::npos || g->ends_with(".toml") ? p.string() : *g;
-    if (w.gpu == p.string() && !std::filesystem::is_regular_file(p, ec))
+    w.gpu = file ? p.string() : *g;
+    if (file && !std::filesystem::is_regular_file(p, ec))
       top.fail(*top.node("gpu"), "gpu", fmt::format("no config file {}", p.string()));
-    if (w.gpu != p.string() && !gpu::is_preset(w.gpu))
+    if (!file && !gpu::is_preset(w.gpu))
       top.fail(*top.node("gpu"), "gpu", fmt::format("no preset named '{}' (built-in: {})", w.gpu, builtin_preset_names()));
   }
   if (const toml::node* s = top.node("set")) {
