@@ -9,17 +9,21 @@
 
 namespace gpumux::test {
 
-// Runs `gpumux ARGS`; returns its exit status and (in `out`) its output,
-// standard error included.
-inline int run_gpumux(const std::string& args, std::string& out) {
-  std::string cmd = std::string(GPUMUX_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
+// Runs the shell command `cmd`; returns its exit status and (in `out`) its
+// output, standard error included.
+inline int run_command(const std::string& cmd, std::string& out) {
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
   if (!p) return -1;
   std::array<char, 4096> buf;
   out.clear();
   while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
   int status = pclose(p);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Runs `gpumux ARGS` of this build, as run_command().
+inline int run_gpumux(const std::string& args, std::string& out) {
+  return run_command(std::string(GPUMUX_BINARY) + " " + args, out);
 }
 
 }  // namespace gpumux::test

@@ -174,3 +174,35 @@ TEST(ComputeBits, Rejections) {
 
 }  // namespace
 }  // namespace gpumux::test
+
+namespace gpumux::test {
+namespace {
+
+uint64_t bmsk(ptx::ShfMode mode, uint32_t a, uint32_t b) {
+  return eval(Inst(Opcode::Bmsk, Type::B32).shf(ptx::ShiftDir::None, mode), {a, b});
+}
+
+// bmsk d, a, b: b bits set from bit a.
+TEST(ComputeBits, Bmsk) {
+  using M = ptx::ShfMode;
+  for (M m : {M::Wrap, M::Clamp}) {
+    EXPECT_EQ(bmsk(m, 4, 8), 0xff0u);
+    EXPECT_EQ(bmsk(m, 0, 1), 0x1u);
+    EXPECT_EQ(bmsk(m, 31, 1), 0x80000000u);
+    EXPECT_EQ(bmsk(m, 28, 8), 0xf0000000u);  // cut at bit 31
+    EXPECT_EQ(bmsk(m, 5, 0), 0u);
+    EXPECT_EQ(bmsk(m, 0, 31), 0x7fffffffu);
+  }
+  // .wrap takes both modulo 32: a = 36 is 4, b = 40 is 8, b = 32 is 0.
+  EXPECT_EQ(bmsk(M::Wrap, 36, 8), 0xff0u);
+  EXPECT_EQ(bmsk(M::Wrap, 4, 40), 0xff0u);
+  EXPECT_EQ(bmsk(M::Wrap, 4, 32), 0u);
+  // .clamp: a >= 32 gives 0, b >= 32 every bit from a.
+  EXPECT_EQ(bmsk(M::Clamp, 32, 8), 0u);
+  EXPECT_EQ(bmsk(M::Clamp, 4, 32), 0xfffffff0u);
+  EXPECT_EQ(bmsk(M::Clamp, 0, 100), 0xffffffffu);
+  EXPECT_NE(rejection(Inst(Opcode::Bmsk, Type::B64).shf(ptx::ShiftDir::None, M::Wrap).ops({R(0), R(1), R(2)})), "");
+}
+
+}  // namespace
+}  // namespace gpumux::test

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "cli_test_util.h"
 
@@ -37,6 +39,23 @@ TEST(ExperimentCli, RunsResumesAndChecksTheTinyStudy) {
   EXPECT_EQ(lines(csv), 1u + 2 * 2) << csv;  // header + (1 pair x 2 policies) x 2 apps
   EXPECT_EQ(csv.rfind("key,mix,apps,policy,config,seed,size,category,app_index,app,benchmark,class,priority,passed", 0), 0u);
   EXPECT_EQ(lines(slurp(out / "isolated.csv")), 1u + 4);
+  {  // times in whole cycles are integers, never 3.38852e+06
+    std::istringstream rows(csv);
+    std::string row;
+    std::vector<size_t> columns;
+    for (size_t r = 0; std::getline(rows, row); ++r) {
+      std::vector<std::string> cells;
+      std::istringstream cs(row);
+      for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
+      for (size_t i = 0; r == 0 && i < cells.size(); ++i)
+        if (cells[i] == "shared_cycles" || cells[i] == "alone_cycles") columns.push_back(i);
+      for (size_t i : columns) {
+        if (r == 0) continue;
+        EXPECT_EQ(cells.at(i).find_first_not_of("0123456789"), std::string::npos) << row;
+      }
+    }
+    EXPECT_EQ(columns.size(), 2u);
+  }
   EXPECT_NE(slurp(out / "study.json").find("\"speedup\""), std::string::npos);
   EXPECT_NE(slurp(out / "figures.json").find("\"ntt-cdf\""), std::string::npos);
   for (const char* f : {"experiment.toml", "trends.json", "cache"}) EXPECT_TRUE(fs::exists(out / f)) << f;

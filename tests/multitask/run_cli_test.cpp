@@ -32,7 +32,14 @@ class RunCli : public ::testing::Test {
 
 TEST_F(RunCli, DemoPrintsSpatialAndSmkSideBySide) {
   std::string out;
-  ASSERT_EQ(run_gpumux("run" + cache(), out), 0) << out;
+  fs::path json = dir_ / "demo.json";
+  ASSERT_EQ(run_gpumux("run --json " + json.string() + cache(), out), 0) << out;
+  std::ifstream jf(json);
+  nlohmann::json j = nlohmann::json::parse(jf);  // both runs
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["policy"], "spatial-even");
+  EXPECT_EQ(j[1]["policy"], "smk-even");
+  EXPECT_TRUE(j[1]["metrics"].contains("stp"));
   auto table = out.find("policy              STP     ANTT  fairness");
   ASSERT_NE(table, std::string::npos) << out;
   EXPECT_NE(out.find("spatial-even", table), std::string::npos) << out;

@@ -274,3 +274,80 @@ TEST(MultiAppRun, UserProgramCpuStepsRunBeforeEachLaunch) {
 
 }  // namespace
 }  // namespace gpumux::multitask
+
+namespace gpumux::multitask {
+namespace {
+
+// output_dir: each output buffer's bytes in <output_dir>/<buffer>.bin.
+// saxpy with x = 0, 1, 2, ... and y = 0 leaves y = 2x.
+TEST(MultiAppRun, UserProgramWritesItsOutputBuffers) {
+  std::filesystem::path out = std::filesystem::temp_directory_path() / "gpumux-runner-test-outputs";
+  std::filesystem::remove_all(out);
+  WorkloadFile w = parse_workload("[[app]]\nname = \"saxpy\"\nptx = \"kernels/saxpy.ptx\"\noutputs = [\"y\"]\n"
+                                  "output_dir = \"" + out.string() + "\"\n"
+                                  "[[app.buffer]]\nname = \"x\"\nbytes = 4096\ninit = \"iota_f32\"\n"
+                                  "[[app.buffer]]\nname = \"y\"\nbytes = 4096\ninit = \"zero\"\n"
+                                  "[[app.launch]]\nkernel = \"saxpy\"\ngrid = [4]\nblock = [256]\n"
+                                  "args = [\"buf:x\", \"buf:y\", \"u32:1024\", \"f32:2.0\"]\n",
+                                  "w.toml", std::string(GPUMUX_SOURCE_DIR) + "/configs/workloads");
+  RunResult r = run_workload(w, no_baselines());
+  expect_all_passed(r);
+  std::ifstream in(out / "y.bin", std::ios::binary);
+  std::vector<float> y(1024);
+  in.read(reinterpret_cast<char*>(y.data()), 4096);
+  ASSERT_EQ(in.gcount(), 4096);
+  EXPECT_EQ(in.peek(), EOF);  // exactly the buffer
+  for (size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y[i], 2.0f * float(i)) << i;
+  EXPECT_FALSE(std::filesystem::exists(out / "x.bin"));  // not an output
+  std::filesystem::remove_all(out);
+}
+
+// An app whose isolated run faults: the shared run is still reported, that
+// app's baseline and every metric are marked unavailable.
+TEST(MultiAppRun, AFaultingBaselineLeavesTheSharedRunReported) {
+  workloads::WorkloadSpec bad{"oob", "out-of-bounds store", "test", oob_ptx(), {"", "", ""}, &run_oob};
+  AppSpec faulty;
+  faulty.name = "faulty";
+  faulty.benchmark = &bad;
+  RunOptions o;
+  o.use_cache = false;
+  RunResult r = run_workload(workload({app("pc"), faulty}, "smk-even"), o);
+  EXPECT_FALSE(r.all_passed());
+  EXPECT_TRUE(r.apps[0].alone_error.empty()) << r.apps[0].alone_error;
+  EXPECT_GT(r.apps[0].alone, 0.0);
+  EXPECT_NE(r.apps[1].alone_error.find("isolated run of faulty (oob) failed: "), std::string::npos)
+      << r.apps[1].alone_error;
+  EXPECT_FALSE(r.metrics);
+  std::string summary = format_summary(r);
+  EXPECT_NE(summary.find("app 1 has no baseline, so no NTT, STP, ANTT or fairness: isolated run of faulty"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find(" n/a "), std::string::npos) << summary;
+  nlohmann::json j = to_json(r);
+  EXPECT_TRUE(j["apps"][1]["alone"].is_null());
+  EXPECT_TRUE(j["apps"][0]["alone"].is_number());
+  EXPECT_TRUE(j["metrics"].is_null());
+
+  // Alone, the run is its own isolated run: not simulated twice.
+  RunResult alone = run_workload(workload({faulty}, "fcfs"), o);
+  EXPECT_EQ(alone.apps[0].alone_error, "this run is its isolated run, and it failed");
+}
+
+// Cycle counts print as integers, however large.
+TEST(MultiAppRun, SummaryPrintsWholeCycles) {
+  RunResult r;
+  r.gpu = "gtx980";
+  r.policy = "fcfs";
+  AppOutcome a;
+  a.name = a.benchmark = "lbm";
+  a.shared = 3388523;
+  a.alone = 1234567.4;
+  r.apps.push_back(a);
+  std::string s = format_summary(r);
+  EXPECT_NE(s.find(" 3388523 "), std::string::npos) << s;
+  EXPECT_NE(s.find(" 1234567 "), std::string::npos) << s;
+  EXPECT_EQ(s.find("e+"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace gpumux::multitask

@@ -246,3 +246,57 @@ TEST(WorkloadFile, PreemptionKeyMisuseNamesFileLineAndKey) {
 
 }  // namespace
 }  // namespace gpumux::multitask
+
+namespace gpumux::multitask {
+namespace {
+
+// A PTX app's output_dir: relative to the workload file, only with outputs,
+// only for PTX apps, one folder per app; misuse names file:line.
+std::string with_output_dir(const std::string& app_keys) {
+  return "[[app]]\nname = \"mine\"\nptx = \"kernels/saxpy.ptx\"\n" + app_keys +
+         "[[app.buffer]]\nname = \"x\"\nbytes = 64\n"
+         "[[app.launch]]\nkernel = \"saxpy\"\ngrid = [1]\nblock = [16]\nargs = [\"buf:x\", \"buf:x\", \"u32:16\", "
+         "\"f32:1\"]\n";
+}
+
+TEST(WorkloadFile, OutputDirOfAPtxApplication) {
+  const std::string dir = std::string(GPUMUX_SOURCE_DIR) + "/configs/workloads";
+  WorkloadFile w = parse_workload(with_output_dir("outputs = [\"x\"]\noutput_dir = \"out/mine\"\n"), "w.toml", dir);
+  EXPECT_EQ(w.apps[0].user->output_dir, std::filesystem::path(dir) / "out/mine");
+  EXPECT_TRUE(parse_workload(with_output_dir("outputs = [\"x\"]\n"), "w.toml", dir).apps[0].user->output_dir.empty());
+
+  EXPECT_NE(user_error(with_output_dir("output_dir = \"out\"\n"))
+                .find("w.toml:4: app[0].output_dir: needs outputs = [\"buffer\", ...] to write"),
+            std::string::npos);
+  EXPECT_NE(user_error("[[app]]\nbenchmark = \"pc\"\noutput_dir = \"out\"\n")
+                .find("w.toml:3: app[0].output_dir: only PTX applications write their outputs"),
+            std::string::npos);
+  std::string one = with_output_dir("outputs = [\"x\"]\noutput_dir = \"out\"\n"), other = one;
+  other.replace(other.find("mine"), 4, "other");
+  std::string twice = one + other;
+  EXPECT_NE(user_error(twice).find("app[1].output_dir: app 'mine' writes to the same folder"), std::string::npos)
+      << user_error(twice);
+  EXPECT_NE(user_error(with_output_dir("outputs = [\"x\"]\noutput_dir = \"kernels/saxpy.ptx\"\n"))
+                .find("w.toml:5: app[0].output_dir: "),
+            std::string::npos);
+}
+
+// gpu = "<name>" is a preset (built in, so from any folder); a wrong name
+// is an error at its line.
+TEST(WorkloadFile, GpuPresetNames) {
+  EXPECT_EQ(parse_workload("gpu = \"titanv\"\n[[app]]\nbenchmark = \"pc\"\n", "w.toml", "/nonexistent").gpu, "titanv");
+  EXPECT_EQ(parse_workload("gpu = \"titanv\"\n[[app]]\nbenchmark = \"pc\"\n", "w.toml", "").gpu, "titanv");
+  try {  // the folder of a workload file given without one is ""
+    parse_workload("gpu = \"gtx9800\"\n[[app]]\nbenchmark = \"pc\"\n", "w.toml", "");
+    ADD_FAILURE() << "no error";
+  } catch (const LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("w.toml:1: gpu: no preset named 'gtx9800'"), std::string::npos) << e.what();
+  }
+  EXPECT_NE(error_of("gpu = \"gtx9800\"\n[[app]]\nbenchmark = \"pc\"\n")
+                .find("w.toml:1: gpu: no preset named 'gtx9800' (built-in: edge-16sm, gtx980, "),
+            std::string::npos)
+      << error_of("gpu = \"gtx9800\"\n[[app]]\nbenchmark = \"pc\"\n");
+}
+
+}  // namespace
+}  // namespace gpumux::multitask

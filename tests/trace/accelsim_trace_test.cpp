@@ -290,5 +290,19 @@ TEST(AccelsimTrace, EveryOpcodeIsInTheVoltaMap) {
   EXPECT_GT(checked, 10000u);
 }
 
+// Carry arithmetic, bmsk and redux get opcodes of the Volta map too.
+TEST(AccelsimTrace, NewInstructionsHaveVoltaOpcodes) {
+  const ptx::Module m = ptx::parse_ptx(
+      ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<8>;\n"
+      "add.cc.u32 %r1, %r2, %r3;\naddc.u32 %r4, %r2, %r3;\nsubc.cc.u32 %r4, %r2, %r3;\n"
+      "madc.hi.u32 %r5, %r2, %r3, %r4;\nbmsk.wrap.b32 %r6, %r2, %r3;\n"
+      "redux.sync.add.u32 %r7, %r2, 0xffffffff;\nret;\n}\n",
+      "new.ptx");
+  const std::vector<std::string> want = {"IADD3", "IADD3.X", "IADD3.X", "IMAD.X", "BMSK", "SHFL.BFLY", "EXIT"};
+  ASSERT_EQ(m.functions.at(0).insts.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_EQ(sass_form(m.functions[0].insts[i], ptx::Space::None, true).opcode, want[i]) << i;
+}
+
 }  // namespace
 }  // namespace gpumux::trace

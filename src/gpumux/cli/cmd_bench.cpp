@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpumux/cli/commands.h"
+#include "gpumux/core/error.h"
 #include "gpumux/gpu/gpu.h"
 #include "gpumux/timing/timing_backend.h"
 #include "workload.h"
@@ -153,6 +154,12 @@ BenchResult run_isolated(const std::string& name, const std::string& config, wor
   return r;
 }
 
+void write_json(const std::string& file, const nlohmann::json& all) {
+  std::ofstream f(file);
+  f << all.dump(2) << "\n";
+  if (!f) throw ApiError(fmt::format("cannot write {}", file));
+}
+
 // Cost of twice the work: each workload once and twice on one GPU.
 void bench_linear(const BenchOptions& o, workloads::Size size) {
   fmt::print("{:<13} {:<8} {:>12} {:>12} {:>9} {:>9} {:>11} {:>15}\n", "WORKLOAD", "CONFIG", "WARP_INSTS_1",
@@ -174,10 +181,7 @@ void bench_linear(const BenchOptions& o, workloads::Size size) {
                      {"host_ratio", ratio}, {"per_inst_ratio", work > 0 ? ratio / work : 0}});
     }
   }
-  if (!o.json.empty()) {
-    std::ofstream f(o.json);
-    f << all.dump(2) << "\n";
-  }
+  if (!o.json.empty()) write_json(o.json, all);
 }
 
 void bench(const BenchOptions& o) {
@@ -199,10 +203,7 @@ void bench(const BenchOptions& o) {
       all.push_back(to_json(r));
     }
   }
-  if (!o.json.empty()) {
-    std::ofstream f(o.json);
-    f << all.dump(2) << "\n";
-  }
+  if (!o.json.empty()) write_json(o.json, all);
 }
 
 }  // namespace
@@ -218,7 +219,11 @@ void add_bench_commands(CLI::App& app) {
       ->check(CLI::Range(1u, 100u));
   b->add_flag("--linear", opt.linear,
               "Cost of twice the work: run each workload once and twice, print the host-time ratio");
-  b->callback([] { bench(opt); });
+  b->callback([b] {
+    // An option accepted must take effect: --linear sets the repeats itself.
+    if (opt.linear && b->count("--repeat")) throw ApiError("--repeat has no effect with --linear (it runs 1 and 2)");
+    bench(opt);
+  });
 }
 
 }  // namespace gpumux::cli

@@ -1,6 +1,6 @@
 // gpumux config: GPU configurations from the command line.
 //
-//   gpumux config dump [--config FILE] [--set path.key=value]...
+//   gpumux config dump [--config PRESET_OR_FILE] [--set path.key=value]...
 //   gpumux config import gpgpusim.config [-o out.toml]
 //   gpumux config docs > docs/config.md
 //
@@ -21,6 +21,7 @@
 #include "gpumux/core/config.h"
 #include "gpumux/core/config_import.h"
 #include "gpumux/core/error.h"
+#include "gpumux/gpu/gpu.h"
 
 namespace gpumux::cli {
 namespace {
@@ -73,13 +74,13 @@ void add_config_commands(CLI::App& app) {
 
   auto dump_opts = std::make_shared<DumpOptions>();
   CLI::App* dump = config->add_subcommand("dump", "Print the effective configuration as TOML");
-  dump->add_option("-c,--config", dump_opts->config, "GPU preset or config file (TOML)")->check(CLI::ExistingFile);
+  dump->add_option("-c,--config", dump_opts->config, "GPU preset name or config file (TOML)");
   dump->add_option("--set", dump_opts->sets, "Override one key: section.key=value (repeatable)")
       ->allow_extra_args(false);
   dump->callback([dump_opts] {
-    std::optional<std::filesystem::path> file;
-    if (!dump_opts->config.empty()) file = dump_opts->config;
-    fmt::print("{}", Config::build(file, dump_opts->sets).dump());
+    Config c = dump_opts->config.empty() ? Config::build(std::nullopt, dump_opts->sets)
+                                         : gpu::load_config(dump_opts->config, dump_opts->sets);
+    fmt::print("{}", c.dump());
   });
 
   auto import_opts = std::make_shared<ImportOptions>();

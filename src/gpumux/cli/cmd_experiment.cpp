@@ -129,9 +129,20 @@ void run_one(const ExperimentOptions& o) {
   }
 }
 
-void report(const ExperimentOptions& o) {
+// $GPUMUX_SCRIPTS_DIR, else the installed copy beside an installed binary,
+// else the source tree's scripts/.
+fs::path report_script() {
   const char* env = std::getenv("GPUMUX_SCRIPTS_DIR");
-  fs::path script = fs::path(env && *env ? env : GPUMUX_SOURCE_DIR "/scripts") / "experiment_report.py";
+  if (env && *env) return fs::path(env) / "experiment_report.py";
+  std::error_code ec;
+  fs::path prefix = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path();
+  fs::path installed = prefix / GPUMUX_INSTALL_DATADIR / "gpumux/scripts/experiment_report.py";
+  if (!ec && fs::is_regular_file(installed, ec)) return installed;
+  return fs::path(GPUMUX_SOURCE_DIR) / "scripts/experiment_report.py";
+}
+
+void report(const ExperimentOptions& o) {
+  fs::path script = report_script();
   ProcessResult p = run_process({"python3", script.string(), o.study});
   fmt::print("{}", p.out);
   if (p.exit_code != 0)

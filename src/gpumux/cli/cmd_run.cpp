@@ -3,6 +3,7 @@
 // slowdown against running alone, STP, ANTT and fairness.
 //
 //   gpumux run                                  # built-in demo: spatial-even vs smk-even
+//   gpumux run --json demo.json                 # the demo's two runs as a JSON array
 //   gpumux run configs/workloads/four-apps.toml --json out.json --timeline run.trace.json
 //   gpumux run sgemm stencil --policy smk-even -c gtx980
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "gpumux/cli/commands.h"
 #include "gpumux/core/error.h"
@@ -72,16 +74,19 @@ multitask::RunOptions runner_options(const RunOptions& o) {
   return r;
 }
 
+void write_json(const std::string& file, const nlohmann::json& j) {
+  std::ofstream f(file);
+  f << j.dump(1) << "\n";
+  if (!f) throw ApiError(fmt::format("cannot write {}", file));
+}
+
 void write_outputs(const RunOptions& o, const multitask::RunResult& r, const stats::Timeline* timeline) {
-  if (!o.json_file.empty()) {
-    std::ofstream f(o.json_file);
-    if (!f) throw ApiError(fmt::format("cannot write {}", o.json_file));
-    f << multitask::to_json(r).dump(1) << "\n";
-  }
+  if (!o.json_file.empty()) write_json(o.json_file, multitask::to_json(r));
   if (timeline) timeline->write(o.timeline_file);
 }
 
-// The demo: the same pair under a spatial and an intra-SM policy.
+// The demo: the same pair under a spatial and an intra-SM policy. --json
+// writes both runs, as a JSON array.
 void run_demo(const RunOptions& o) {
   const char* policies[] = {"spatial-even", "smk-even"};
   std::vector<multitask::RunResult> results;
@@ -92,14 +97,17 @@ void run_demo(const RunOptions& o) {
   }
   fmt::print("{:<14} {:>8} {:>8} {:>9}\n", "policy", "STP", "ANTT", "fairness");
   bool ok = true;
+  nlohmann::json all = nlohmann::json::array();
   for (const auto& r : results) {
     ok &= r.all_passed();
+    all.push_back(multitask::to_json(r));
     if (r.metrics)
       fmt::print("{:<14} {:>8.3f} {:>8.3f} {:>9.3f}\n", r.policy, r.metrics->stp, r.metrics->antt,
                  r.metrics->fairness);
     else
       fmt::print("{:<14} {:>8} {:>8} {:>9}\n", r.policy, "-", "-", "-");
   }
+  if (!o.json_file.empty()) write_json(o.json_file, all);
   if (!ok) exit_code() = 1;
 }
 
@@ -120,12 +128,40 @@ void export_trace(const RunOptions& o) {
   fmt::print("Accel-Sim trace written to {} (functional execution)\n", o.accelsim_trace_dir);
 }
 
-void run(const RunOptions& o) {
+bool is_workload_file(const RunOptions& o) {
+  std::error_code ec;
+  return o.inputs.size() == 1 && (o.inputs[0].ends_with(".toml") || std::filesystem::is_regular_file(o.inputs[0], ec));
+}
+
+// An option accepted must take effect: refuses those the chosen mode ignores.
+void refuse_ignored_options(const RunOptions& o, const CLI::App& cmd) {
+  auto refuse = [&](std::initializer_list<const char*> names, std::string_view why) {
+    for (const char* n : names)
+      if (cmd.count(n)) throw ApiError(fmt::format("{} {}", n, why));
+  };
+  if (!o.accelsim_trace_dir.empty()) {
+    refuse({"--policy", "--config", "--set", "--completions", "--json", "--timeline", "--no-baselines", "--no-cache",
+            "--cache-dir"},
+           "has no effect with --export-accelsim-trace (the benchmarks run functionally, one after the other)");
+    return;
+  }
+  if (o.inputs.empty())
+    refuse({"--policy", "--timeline"},
+           "needs a workload: the demo runs twice, under spatial-even and smk-even (name benchmarks or give a "
+           "workload file)");
+  if (is_workload_file(o))
+    refuse({"--policy", "--config", "--size", "--seed", "--completions"},
+           "is for benchmarks given by name: a workload file sets its own (policy, gpu, size, seed, [run])");
+  if (o.no_baselines) refuse({"--no-cache", "--cache-dir"}, "has no effect with --no-baselines (no isolated runs)");
+  if (o.no_cache) refuse({"--cache-dir"}, "has no effect with --no-cache");
+}
+
+void run(const RunOptions& o, const CLI::App& cmd) {
+  refuse_ignored_options(o, cmd);
   if (!o.accelsim_trace_dir.empty()) return export_trace(o);
   if (o.inputs.empty()) return run_demo(o);
   multitask::WorkloadFile w;
-  std::error_code ec;
-  if (o.inputs.size() == 1 && (o.inputs[0].ends_with(".toml") || std::filesystem::is_regular_file(o.inputs[0], ec))) {
+  if (is_workload_file(o)) {
     w = multitask::load_workload_file(o.inputs[0]);
     w.overrides.insert(w.overrides.end(), o.overrides.begin(), o.overrides.end());
   } else {
@@ -158,7 +194,8 @@ void add_run_commands(CLI::App& app) {
   cmd->add_option("--completions", opts->completions, "Runs every application must complete (benchmarks by name)")
       ->capture_default_str();
   cmd->add_option("--set", opts->overrides, "Config override path.key=value (repeatable)");
-  cmd->add_option("--json", opts->json_file, "Write all statistics and the metrics as JSON to this file");
+  cmd->add_option("--json", opts->json_file,
+                  "Write all statistics and the metrics as JSON to this file (the demo: both runs, as an array)");
   cmd->add_option("--timeline", opts->timeline_file, "Write a Perfetto/Chrome trace-event timeline to this file");
   cmd->add_flag("--no-baselines", opts->no_baselines, "Skip the isolated runs (no NTT/STP/ANTT)");
   cmd->add_flag("--no-cache", opts->no_cache, "Do not read or write cached isolated runs");
@@ -167,7 +204,7 @@ void add_run_commands(CLI::App& app) {
   cmd->add_option("--export-accelsim-trace", opts->accelsim_trace_dir,
                   "Run the benchmarks functionally and write their instruction stream as an Accel-Sim trace "
                   "into this directory");
-  cmd->callback([opts] { run(*opts); });
+  cmd->callback([opts, cmd] { run(*opts, *cmd); });
 }
 
 }  // namespace gpumux::cli

@@ -227,7 +227,16 @@ void add_workload_commands(CLI::App& app) {
   verify->add_option("--export-accelsim-trace", opt.accelsim_trace_dir,
                      "Write each run's instruction stream as an Accel-Sim trace into this "
                      "directory (DIR/<name> when several benchmarks run)");
-  verify->callback([] { verify_workloads(opt); });
+  verify->callback([verify] {
+    // An option accepted must take effect: the timing model's options need it.
+    if (opt.functional || !opt.accelsim_trace_dir.empty())
+      for (const char* timing_only : {"--config", "--set"})
+        if (verify->count(timing_only))
+          throw ApiError(fmt::format("{} configures the timing model, which --functional and "
+                                     "--export-accelsim-trace do not use",
+                                     timing_only));
+    verify_workloads(opt);
+  });
 }
 
 }  // namespace gpumux::cli

@@ -166,6 +166,11 @@ void Config::apply_text(std::string_view toml, const std::string& name, const st
   apply_text_chain(toml, name, dir, chain);
 }
 
+void Config::apply_preset(const Preset& preset) {
+  std::vector<std::filesystem::path> chain;
+  apply_preset_chain(preset, chain);
+}
+
 void Config::apply_file_chain(const std::filesystem::path& file, std::vector<std::filesystem::path>& chain) {
   std::ifstream in(file);
   if (!in) throw LoadError(fmt::format("{}: cannot open config file", file.string()));
@@ -179,7 +184,31 @@ void Config::apply_file_chain(const std::filesystem::path& file, std::vector<std
   chain.pop_back();
 }
 
-void Config::apply_text_chain(std::string_view toml_text, const std::string& name, const std::filesystem::path& dir,
+// In the include chain (for cycle detection) a built-in preset is "<built-in>/<name>".
+void Config::apply_preset_chain(const Preset& preset, std::vector<std::filesystem::path>& chain) {
+  std::string name = fmt::format("{}.toml (built-in preset)", preset.name);
+  std::filesystem::path id = "<built-in>/" + std::string(preset.name);
+  if (std::find(chain.begin(), chain.end(), id) != chain.end()) throw LoadError(fmt::format("{}: include cycle", name));
+  chain.push_back(id);
+  apply_text_chain(preset.text, name, std::nullopt, chain);
+  chain.pop_back();
+}
+
+// A file beside the including one wins, so that a folder of presets can be
+// edited; otherwise "<preset>.toml" names a built-in preset.
+void Config::apply_include(const std::optional<std::filesystem::path>& dir, const std::string& file,
+                           std::vector<std::filesystem::path>& chain) {
+  std::error_code ec;
+  if (dir && std::filesystem::is_regular_file(*dir / file, ec)) return apply_file_chain(*dir / file, chain);
+  std::filesystem::path f = file;
+  const Preset* p = f.extension() == ".toml" && !f.has_parent_path() ? find_builtin_preset(f.stem().string()) : nullptr;
+  if (p) return apply_preset_chain(*p, chain);
+  if (dir) return apply_file_chain(*dir / file, chain);  // fails: cannot open
+  throw LoadError(fmt::format("include \"{}\": no built-in preset of that name ({})", file, builtin_preset_names()));
+}
+
+void Config::apply_text_chain(std::string_view toml_text, const std::string& name,
+                              const std::optional<std::filesystem::path>& dir,
                               std::vector<std::filesystem::path>& chain) {
   toml::table table = parse_toml(toml_text, name);
   if (const toml::node* inc = table.get("include")) {
@@ -195,7 +224,7 @@ void Config::apply_text_chain(std::string_view toml_text, const std::string& nam
     } else {
       throw LoadError(fmt::format("{}: include: expected a file name or an array of them", where(*inc, name)));
     }
-    for (const auto& f : files) apply_file_chain(dir / f, chain);
+    for (const auto& f : files) apply_include(dir, f, chain);
     table.erase("include");
   }
   apply_table(schema_of<GpuConfig>(), &values_, table, "", name);

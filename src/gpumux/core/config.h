@@ -2,7 +2,8 @@
 // the component tree, read from TOML presets (configs/*.toml) with overrides.
 //
 //   # configs/mine.toml
-//   include = "gtx980.toml"      # inherit a preset, then override
+//   include = "gtx980.toml"      # inherit a preset (a file beside this one, else
+//                                # the built-in preset of that name), then override
 //   [l1d]
 //   size_kb = 64
 //
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "gpumux/core/params.h"
+#include "gpumux/core/presets.h"
 #include "gpumux/core/sm_params.h"
 #include "gpumux/frontend/frontend_params.h"
 #include "gpumux/frontend/pcie_params.h"
@@ -96,6 +98,8 @@ class Config {
 
   // Applies a TOML file on top of the current values (its includes first).
   void apply_file(const std::filesystem::path& file);
+  // Applies a built-in preset (core/presets.h); its includes are built-in presets.
+  void apply_preset(const Preset& preset);
   // Applies TOML text; `name` stands for the file in errors, includes are
   // resolved against `dir`.
   void apply_text(std::string_view toml, const std::string& name, const std::filesystem::path& dir = ".");
@@ -114,8 +118,12 @@ class Config {
 
  private:
   void apply_file_chain(const std::filesystem::path& file, std::vector<std::filesystem::path>& chain);
-  void apply_text_chain(std::string_view toml, const std::string& name, const std::filesystem::path& dir,
+  // `dir` resolves the text's includes; nullopt for a built-in preset.
+  void apply_text_chain(std::string_view toml, const std::string& name, const std::optional<std::filesystem::path>& dir,
                         std::vector<std::filesystem::path>& chain);
+  void apply_preset_chain(const Preset& preset, std::vector<std::filesystem::path>& chain);
+  void apply_include(const std::optional<std::filesystem::path>& dir, const std::string& file,
+                     std::vector<std::filesystem::path>& chain);
 
   GpuConfig values_;
   std::vector<std::string> sources_;  // files and overrides applied, in order

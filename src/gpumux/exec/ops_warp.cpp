@@ -1,4 +1,5 @@
-// Warp-wide communication: shfl.sync, vote, match.sync, activemask.
+// Warp-wide communication: shfl.sync, vote, match.sync, activemask, redux.sync.
+#include <algorithm>
 #include <array>
 #include <bit>
 
@@ -82,6 +83,46 @@ void activemask(StepContext& c, const ptx::Instruction& in) {
                 [&](unsigned l) { c.regs[size_t(in.ops[0].reg) * kWarpSize + l] = c.mask; });
 }
 
+// redux.sync.op.type d, a, membermask: every executing lane gets the reduction
+// of a over the executing lanes; .add wraps around.
+template <class T, ptx::AtomOp Op>
+void redux(StepContext& c, const ptx::Instruction& in) {
+  T acc{};
+  bool first = true;
+  for_each_lane(c.mask, [&](unsigned l) {
+    const T v = T(uint32_t(c.src(in.ops[1], l)));
+    if (first) acc = v;
+    else if constexpr (Op == ptx::AtomOp::Add) acc = T(uint32_t(acc) + uint32_t(v));
+    else if constexpr (Op == ptx::AtomOp::Min) acc = std::min(acc, v);
+    else if constexpr (Op == ptx::AtomOp::Max) acc = std::max(acc, v);
+    else if constexpr (Op == ptx::AtomOp::And) acc = T(acc & v);
+    else if constexpr (Op == ptx::AtomOp::Or) acc = T(acc | v);
+    else acc = T(acc ^ v);
+    first = false;
+  });
+  for_each_lane(c.mask, [&](unsigned l) { c.regs[size_t(in.ops[0].reg) * kWarpSize + l] = uint32_t(acc); });
+}
+
+ptx::ExecHandler bind_redux(const ptx::Instruction& in, std::string& why) {
+  using ptx::AtomOp;
+  using ptx::Type;
+  const bool arith = in.aop == AtomOp::Add || in.aop == AtomOp::Min || in.aop == AtomOp::Max;
+  const bool ok = arith ? in.type == Type::U32 || in.type == Type::S32 : in.type == Type::B32;
+  if (!ok || in.nops != 3 || in.ops[0].kind != ptx::OperandKind::Reg) {
+    why = "redux.sync takes .add/.min/.max with .u32 or .s32 and .and/.or/.xor with .b32";
+    return nullptr;
+  }
+  const bool s = in.type == Type::S32;
+  switch (in.aop) {
+    case AtomOp::Add: return s ? &redux<int32_t, AtomOp::Add> : &redux<uint32_t, AtomOp::Add>;
+    case AtomOp::Min: return s ? &redux<int32_t, AtomOp::Min> : &redux<uint32_t, AtomOp::Min>;
+    case AtomOp::Max: return s ? &redux<int32_t, AtomOp::Max> : &redux<uint32_t, AtomOp::Max>;
+    case AtomOp::And: return &redux<uint32_t, AtomOp::And>;
+    case AtomOp::Or: return &redux<uint32_t, AtomOp::Or>;
+    default: return &redux<uint32_t, AtomOp::Xor>;
+  }
+}
+
 }  // namespace
 
 ptx::ExecHandler bind_warp_ops(const ptx::Instruction& in, std::string& why) {
@@ -111,6 +152,7 @@ ptx::ExecHandler bind_warp_ops(const ptx::Instruction& in, std::string& why) {
       // The parser records .any/.all in Instruction::vote (Any/All).
       return in.vote == ptx::VoteMode::All ? &match<true> : &match<false>;
     case Opcode::Activemask: return &activemask;
+    case Opcode::Redux: return bind_redux(in, why);
     default: return nullptr;
   }
 }

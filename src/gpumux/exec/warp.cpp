@@ -280,13 +280,19 @@ uint64_t special_value(const Warp& w, const ptx::Operand& o, unsigned lane) {
     case S::Gridid: return l.grid_id;
     case S::Clock:
     case S::Clock64:
-    case S::Globaltimer: return w.clock();
+    case S::Globaltimer:
+    case S::GlobaltimerLo: return w.clock();  // read as .u32, the low half
+    case S::ClockHi:
+    case S::GlobaltimerHi: return w.clock() >> 32;
     case S::LanemaskEq: return 1u << lane;
     case S::LanemaskLt: return (1u << lane) - 1;
     case S::LanemaskLe: return (2ull << lane) - 1;
     case S::LanemaskGt: return ~((2ull << lane) - 1) & 0xffffffffu;
     case S::LanemaskGe: return ~((1u << lane) - 1);
-    case S::Envreg: return 0;
+    case S::Envreg:
+    case S::Pm:
+    case S::Pm64:
+    case S::CurrentGraphExec: return 0;
     case S::DynamicSmemSize: return l.dyn_smem;
     case S::TotalSmemSize: return tb.shared().size();
     case S::None: break;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <fstream>
@@ -23,6 +24,10 @@ namespace {
 using nlohmann::json;
 
 std::string num(double v) { return fmt::format("{:.6g}", v); }
+// Times: whole cycles as integers (3388523, not 3.38852e+06), else as num().
+std::string time_cell(double v) {
+  return v == std::floor(v) && std::fabs(v) < 1e15 ? fmt::format("{:.0f}", v) : num(v);
+}
 
 // Does a dotted statistic path match a pattern whose segments may be globs ("sm*.l1d.hits")?
 bool glob(std::string_view pat, std::string_view s) {
@@ -86,8 +91,8 @@ void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
     cells.insert(cells.end(), {{"priority", std::to_string(app.priority())},
                                {"passed", passed ? "1" : "0"},
                                {"error", a.at("error").get<std::string>()},
-                               {"shared_cycles", num(a.at("shared").get<double>())},
-                               {"alone_cycles", num(a.at("alone").get<double>())},
+                               {"shared_cycles", time_cell(a.at("shared").get<double>())},
+                               {"alone_cycles", a.at("alone").is_number() ? time_cell(a.at("alone").get<double>()) : ""},
                                {"kernel_cycles", std::to_string(a.at("first_run_kernel_cycles").get<uint64_t>())},
                                {"warp_insts", std::to_string(a.at("warp_insts").get<uint64_t>())}});
     bool m = metrics.is_object();

@@ -7,8 +7,10 @@
 #include <fmt/format.h>
 
 #include "gpumux/core/error.h"
+#include "gpumux/core/presets.h"
 #include "gpumux/core/strict_toml.h"
 #include "gpumux/frontend/sharing_policy.h"
+#include "gpumux/gpu/gpu.h"
 #include "gpumux/multitask/workload_file.h"
 #include "workload.h"
 
@@ -286,6 +288,8 @@ Study parse_study(std::string_view text, const std::string& name, const std::fil
     std::error_code ec;
     if (file && !std::filesystem::is_regular_file(s.gpu, ec))
       top.fail(*top.node("gpu"), "gpu", fmt::format("no config file {}", s.gpu));
+    if (!file && !gpu::is_preset(s.gpu))
+      top.fail(*top.node("gpu"), "gpu", fmt::format("no preset named '{}' (built-in: {})", s.gpu, builtin_preset_names()));
   }
   s.overrides = strings(top, "set");
   s.stats = strings(top, "stats");

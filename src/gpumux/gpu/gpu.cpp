@@ -46,37 +46,39 @@ uint64_t Gpu::warp_instructions() const {
   return n;
 }
 
-std::optional<std::filesystem::path> find_preset(const std::string& name) {
-  namespace fs = std::filesystem;
-  std::vector<fs::path> dirs;
-  if (const char* env = std::getenv("GPUMUX_CONFIGS")) dirs.emplace_back(env);
-  dirs.emplace_back("configs");
+namespace {
+
+// A preset of the user's own folder $GPUMUX_CONFIGS.
+std::optional<std::filesystem::path> user_preset(const std::string& name) {
+  const char* env = std::getenv("GPUMUX_CONFIGS");
+  if (!env || !*env) return std::nullopt;
+  std::filesystem::path p = std::filesystem::path(env) / (name + ".toml");
   std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    // The executable sits in a build directory of the source tree (or below it).
-    for (fs::path d = exe.parent_path(); !d.empty() && d != d.root_path(); d = d.parent_path())
-      dirs.push_back(d / "configs");
-  }
-  for (const fs::path& d : dirs) {
-    fs::path p = d / (name + ".toml");
-    if (fs::is_regular_file(p, ec)) return p;
-  }
-  return std::nullopt;
+  if (!std::filesystem::is_regular_file(p, ec)) return std::nullopt;
+  return p;
 }
 
+}  // namespace
+
+bool is_preset(const std::string& name) { return user_preset(name) || find_builtin_preset(name); }
+
 Config load_config(const std::string& preset_or_file, std::span<const std::string> overrides) {
-  std::filesystem::path file = preset_or_file;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) {
-    auto p = find_preset(preset_or_file);
-    if (!p)
-      throw LoadError(fmt::format("no config file or preset named '{}' (looked in $GPUMUX_CONFIGS, ./configs, "
-                                  "and configs/ above the executable)",
-                                  preset_or_file));
-    file = *p;
-  }
-  return Config::build(file, overrides);
+  std::optional<std::filesystem::path> file;
+  // A path names a file, whether or not it exists (then: cannot open it).
+  const bool path = preset_or_file.find('/') != std::string::npos || preset_or_file.ends_with(".toml");
+  if (path || std::filesystem::is_regular_file(preset_or_file, ec)) file = preset_or_file;
+  if (!file) file = user_preset(preset_or_file);
+  if (file) return Config::build(file, overrides);
+  const Preset* preset = find_builtin_preset(preset_or_file);
+  if (!preset)
+    throw LoadError(fmt::format("no config file or preset named '{}' (built-in presets: {}; more in $GPUMUX_CONFIGS)",
+                                preset_or_file, builtin_preset_names()));
+  Config c;
+  c.apply_preset(*preset);
+  for (const std::string& o : overrides) c.set(o);
+  c.validate();
+  return c;
 }
 
 }  // namespace gpumux::gpu

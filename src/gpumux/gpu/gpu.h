@@ -76,10 +76,11 @@ class SimulationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A preset name (configs/<name>.toml) or a TOML file, then "path.key=value"
-// overrides. Presets are looked up in $GPUMUX_CONFIGS, ./configs and the
-// configs/ folder beside the executable's build directory.
+// A TOML file, or a preset name: $GPUMUX_CONFIGS/<name>.toml if there is one,
+// else the built-in preset (configs/<name>.toml compiled in, core/presets.h);
+// then "path.key=value" overrides.
 Config load_config(const std::string& preset_or_file, std::span<const std::string> overrides = {});
-std::optional<std::filesystem::path> find_preset(const std::string& name);
+// Whether load_config() finds `name` as a preset.
+bool is_preset(const std::string& name);
 
 }  // namespace gpumux::gpu

@@ -246,22 +246,29 @@ bool is_isolated_run(const WorkloadFile& w) {
          w.run.max_cycles == alone.run.max_cycles;
 }
 
-// The app alone on the same GPU: one run, from cycle 0.
-Baseline isolated(const AppSpec& a, const Config& config, const WorkloadFile& w, const RunOptions& o) {
+// The app alone on the same GPU: one run, from cycle 0. Nothing when that run
+// fails; `error` says why.
+std::optional<Baseline> isolated(const AppSpec& a, const Config& config, const WorkloadFile& w, const RunOptions& o,
+                                 std::string& error) {
   std::string key = baseline_key(a, config);
   std::optional<BaselineCache> cache = open_cache(o);
   if (cache) {
-    if (auto hit = cache->get(key)) return {hit->at("cycles").get<double>(), hit->at("warp_insts").get<uint64_t>()};
+    if (auto hit = cache->get(key)) return Baseline{hit->at("cycles").get<double>(), hit->at("warp_insts").get<uint64_t>()};
   }
   RunResult r = simulate(isolated_workload(a, w), config, nullptr);
   const AppOutcome& out = r.apps[0];
   std::optional<Baseline> b = measured_alone(out);
-  if (!b)
-    throw ApiError(fmt::format("isolated run of {} ({}) failed: {}", a.name, a.program(),
-                               out.error.empty() ? out.runs.at(0).detail : out.error));
+  if (!b) {
+    error = fmt::format("isolated run of {} ({}) failed: {}", a.name, a.program(),
+                        out.error.empty() ? out.runs.at(0).detail : out.error);
+    return std::nullopt;
+  }
   store(cache, key, *b);
-  return *b;
+  return b;
 }
+
+// A time as the summary table shows it: whole cycles, or cycles per warp instruction.
+std::string time_text(double t, bool by_rate) { return by_rate ? fmt::format("{:.4f}", t) : fmt::format("{:.0f}", t); }
 
 }  // namespace
 
@@ -296,15 +303,19 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
   if (!o.baselines) return r;
   std::vector<AppTimes> times;
   // A run that is its own baseline is used and cached rather than simulated again.
-  std::optional<Baseline> own = is_isolated_run(w) ? measured_alone(r.apps[0]) : std::nullopt;
+  const bool own_run = is_isolated_run(w);
+  std::optional<Baseline> own = own_run ? measured_alone(r.apps[0]) : std::nullopt;
   if (own) {
     std::optional<BaselineCache> cache = open_cache(o);
     store(cache, baseline_key(w.apps[0], config), *own);
   }
   for (size_t i = 0; i < r.apps.size(); ++i) {
     AppOutcome& a = r.apps[i];
-    Baseline b = own ? *own : isolated(w.apps[i], config, w, o);
-    a.alone = a.by_rate ? b.cycles / double(std::max<uint64_t>(b.warp_insts, 1)) : b.cycles;
+    std::optional<Baseline> b = own;
+    if (own_run && !own) a.alone_error = "this run is its isolated run, and it failed";
+    else if (!own_run) b = isolated(w.apps[i], config, w, o, a.alone_error);
+    if (!b) continue;
+    a.alone = a.by_rate ? b->cycles / double(std::max<uint64_t>(b->warp_insts, 1)) : b->cycles;
     if (a.shared > 0) times.push_back({a.name, a.shared, a.alone});
   }
   if (times.size() == r.apps.size()) r.metrics = compute_metrics(times);
@@ -326,9 +337,13 @@ std::string format_summary(const RunResult& r) {
                         : a.runs.empty() ? "incomplete (cycle limit)"
                                          : "PASS";
     std::string unit = a.by_rate ? " cyc/inst" : "";
-    s += fmt::format("{:<3} {:<14} {:<12} {:>5} {:>4} {:>12.6g} {:>12.6g} {:>7}  {}{}\n", i, a.name, a.benchmark,
-                     a.priority, a.runs.size(), a.shared, a.alone, ntt, check, unit);
+    std::string alone = !a.alone_error.empty() ? "n/a" : a.alone > 0 ? time_text(a.alone, a.by_rate) : "-";
+    s += fmt::format("{:<3} {:<14} {:<12} {:>5} {:>4} {:>12} {:>12} {:>7}  {}{}\n", i, a.name, a.benchmark,
+                     a.priority, a.runs.size(), time_text(a.shared, a.by_rate), alone, ntt, check, unit);
   }
+  for (size_t i = 0; i < r.apps.size(); ++i)
+    if (!r.apps[i].alone_error.empty())
+      s += fmt::format("app {} has no baseline, so no NTT, STP, ANTT or fairness: {}\n", i, r.apps[i].alone_error);
   if (r.metrics)
     s += fmt::format("STP {:.3f}   ANTT {:.3f}   fairness {:.3f}\n", r.metrics->stp, r.metrics->antt,
                      r.metrics->fairness);
@@ -364,7 +379,8 @@ nlohmann::json to_json(const RunResult& r) {
                       {"detail", run.detail}});
     apps.push_back({{"name", a.name}, {"benchmark", a.benchmark}, {"size", a.size}, {"arrival_cycle", a.arrival},
                     {"priority", a.priority}, {"runs", runs}, {"error", a.error}, {"warp_insts", a.warp_insts},
-                    {"shared", a.shared}, {"alone", a.alone}, {"unit", a.by_rate ? "cycles/warp_inst" : "cycles"},
+                    {"shared", a.shared}, {"alone", a.alone_error.empty() ? json(a.alone) : json(nullptr)},
+                    {"alone_error", a.alone_error}, {"unit", a.by_rate ? "cycles/warp_inst" : "cycles"},
                     {"first_run_kernel_cycles",
                      a.runs.empty() ? 0 : kernel_busy_cycles(r.kernels, uint32_t(i), a.runs[0])}});
   }

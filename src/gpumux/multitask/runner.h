@@ -53,6 +53,9 @@ struct AppOutcome {
   // run completed (cycle-limited runs), cycles per warp instruction instead.
   double shared = 0, alone = 0;
   bool by_rate = false;       // shared/alone are cycles per warp instruction
+  // Why the isolated run gave no time (it faulted or failed its check): then
+  // `alone`, this app's NTT and the workload's metrics are unavailable.
+  std::string alone_error;
   bool ok() const { return error.empty() && !runs.empty(); }
 };
 
@@ -66,7 +69,7 @@ struct RunResult {
   std::vector<frontend::KernelRecord> kernels;
   std::vector<frontend::CopyRecord> copies;
   std::vector<frontend::PreemptionRecord> preemptions;
-  std::optional<WorkloadMetrics> metrics;  // with baselines, when every app has a time
+  std::optional<WorkloadMetrics> metrics;  // with baselines, when every app has both times
   nlohmann::json stats;                    // the statistics registry (stats/writers.h)
   bool all_passed() const;
 };

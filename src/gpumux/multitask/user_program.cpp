@@ -3,10 +3,12 @@
 #include <bit>
 #include <charconv>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "gpumux/core/error.h"
 #include "gpumux/multitask/baseline_cache.h"
 
 namespace gpumux::multitask {
@@ -36,6 +38,14 @@ std::vector<uint8_t> initial_contents(const UserProgram::Buffer& b, workloads::R
     std::memcpy(v.data() + i, &word, 4);
   }
   return v;
+}
+
+void write_output(const std::filesystem::path& file, const std::vector<uint8_t>& bytes) {
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  std::ofstream out(file, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  if (!out) throw ApiError(fmt::format("cannot write output buffer file {}", file.string()));
 }
 
 }  // namespace
@@ -113,6 +123,7 @@ workloads::CheckResult run_user_program(const UserProgram& p, runtime::Context& 
     ctx.memcpy_d2h(v.data(), ptrs[o], v.size());
     sums += fmt::format("{}{}={:016x}", sums.empty() ? "" : " ", p.buffers[o].name,
                         fnv1a64(std::string_view(reinterpret_cast<const char*>(v.data()), v.size())));
+    if (!p.output_dir.empty()) write_output(p.output_dir / (p.buffers[o].name + ".bin"), v);
   }
   ctx.synchronize();
   return {true, sums.empty() ? "completed (no outputs)" : "completed; output checksums " + sums};

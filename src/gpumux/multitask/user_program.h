@@ -6,6 +6,7 @@
 //   name = "saxpy"
 //   ptx = "kernels/saxpy.ptx"                # relative to the workload file
 //   outputs = ["y"]                          # copied back at the end (default: none)
+//   output_dir = "out/saxpy"                 # optional: writes out/saxpy/y.bin (relative to the workload file)
 //   [[app.buffer]]
 //   name = "x"
 //   bytes = 4194304
@@ -23,10 +24,13 @@
 // the kernels in order on the default stream (each after its CPU step, host
 // code that takes `cpu_us` of simulated time while the kernels already
 // launched run on), copies the outputs back and synchronizes. There is no CPU reference: the run passes if nothing faults,
-// and the check detail gives a checksum of the outputs to compare runs.
+// and the check detail gives a checksum of the outputs to compare runs. With
+// output_dir, each output buffer is also written there as <buffer>.bin (its raw
+// bytes, as on the device) after every completed run, for the user to check.
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -61,6 +65,7 @@ struct UserProgram {
   std::vector<Buffer> buffers;
   std::vector<Launch> launches;
   std::vector<size_t> outputs;  // buffer indices
+  std::filesystem::path output_dir;  // empty: outputs are only checksummed
 };
 
 // Parses "buf:NAME", "u32:7", "f32:2.5", ...; throws LoadError-free

@@ -10,7 +10,9 @@
 #include <toml++/toml.h>
 
 #include "gpumux/core/error.h"
+#include "gpumux/core/presets.h"
 #include "gpumux/core/strict_toml.h"
+#include "gpumux/gpu/gpu.h"
 #include "gpumux/multitask/baseline_cache.h"
 
 namespace gpumux::multitask {
@@ -88,6 +90,13 @@ std::shared_ptr<UserProgram> parse_user_program(StrictTable& t, const toml::tabl
     auto it = std::find_if(p->buffers.begin(), p->buffers.end(), [&](const auto& b) { return b.name == o; });
     if (it == p->buffers.end()) t.fail(*t.node("outputs"), "outputs", fmt::format("no buffer named '{}'", o));
     p->outputs.push_back(size_t(it - p->buffers.begin()));
+  }
+  if (auto out = t.get<std::string>("output_dir", "a folder name")) {
+    if (p->outputs.empty()) t.fail(*t.node("output_dir"), "output_dir", "needs outputs = [\"buffer\", ...] to write");
+    p->output_dir = dir / *out;
+    std::error_code ec;
+    if (std::filesystem::exists(p->output_dir, ec) && !std::filesystem::is_directory(p->output_dir, ec))
+      t.fail(*t.node("output_dir"), "output_dir", fmt::format("{} exists and is not a folder", p->output_dir.string()));
   }
   return p;
 }
@@ -201,11 +210,14 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
   w.source = name;
   StrictTable top(root, "", w.source);
   if (auto g = top.get<std::string>("gpu", "a preset name or config file")) {
+    const bool file = g->find('/') != std::string::npos || g->ends_with(".toml");
     std::filesystem::path p = dir / *g;
     std::error_code ec;
-    w.gpu = g->find('/') != std::string::npos || g->ends_with(".toml") ? p.string() : *g;
-    if (w.gpu == p.string() && !std::filesystem::is_regular_file(p, ec))
+    w.gpu = file ? p.string() : *g;
+    if (file && !std::filesystem::is_regular_file(p, ec))
       top.fail(*top.node("gpu"), "gpu", fmt::format("no config file {}", p.string()));
+    if (!file && !gpu::is_preset(w.gpu))
+      top.fail(*top.node("gpu"), "gpu", fmt::format("no preset named '{}' (built-in: {})", w.gpu, builtin_preset_names()));
   }
   if (const toml::node* s = top.node("set")) {
     const toml::array* arr = s->as_array();
@@ -258,6 +270,8 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
       throw LoadError(fmt::format("{}: {}: give either 'benchmark' (the workload library) or 'ptx' (your own kernels)",
                                   where(at, w.source), path));
     if (bench) {
+      if (const toml::node* o = t.node("output_dir"))
+        t.fail(*o, "output_dir", "only PTX applications write their outputs (a benchmark checks its own)");
       a.benchmark = workloads::find_workload(*bench);
       if (!a.benchmark)
         t.fail(*t.node("benchmark"), "benchmark", fmt::format("unknown benchmark '{}' (see gpumux list)", *bench));
@@ -277,9 +291,12 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
       a.name = uses ? fmt::format("{}-{}", base, uses + 1) : base;
     }
     t.finish();
-    for (const AppSpec& o : w.apps)
+    for (const AppSpec& o : w.apps) {
       if (o.name == a.name)
         throw LoadError(fmt::format("{}: {}: app name '{}' is used twice", where(at, w.source), path, a.name));
+      if (a.user && o.user && !a.user->output_dir.empty() && o.user->output_dir == a.user->output_dir)
+        t.fail(*t.node("output_dir"), "output_dir", fmt::format("app '{}' writes to the same folder", o.name));
+    }
     w.apps.push_back(std::move(a));
   }
   for (auto& [key, entries] : by_app_name) {

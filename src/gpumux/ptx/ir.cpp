@@ -83,12 +83,12 @@ const char* opcode_name(Opcode op) {
       "ld", "ldu", "st", "mov", "cvt", "cvta", "prefetch", "isspacep",
       "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min",
       "max", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "copysign",
-      "testp",
+      "testp", "addc", "subc", "madc",
       "and", "or", "xor", "not", "cnot", "shl", "shr", "shf", "bfe", "bfi", "brev", "popc", "clz",
-      "bfind", "prmt", "lop3", "dp4a", "dp2a",
+      "bfind", "prmt", "lop3", "dp4a", "dp2a", "bmsk",
       "setp", "set", "selp", "slct",
       "bra", "call", "ret", "exit", "trap", "brkpt", "nanosleep",
-      "bar", "membar", "atom", "red", "shfl", "vote", "match", "activemask",
+      "bar", "membar", "atom", "red", "shfl", "vote", "match", "activemask", "redux",
   };
   static_assert(std::size(kNames) == size_t(Opcode::NumOpcodes));
   auto i = size_t(op);

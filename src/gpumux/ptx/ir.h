@@ -56,9 +56,10 @@ enum class Opcode : uint8_t {
   // integer / float arithmetic
   Add, Sub, Mul, Mad, Mul24, Mad24, Sad, Div, Rem, Abs, Neg, Min, Max, Fma,
   Rcp, Sqrt, Rsqrt, Sin, Cos, Lg2, Ex2, Tanh, Copysign, Testp,
+  Addc, Subc, Madc,  // with carry-in (Instruction::cc: also carry-out)
   // bits
   And, Or, Xor, Not, Cnot, Shl, Shr, Shf, Bfe, Bfi, Brev, Popc, Clz, Bfind, Prmt, Lop3,
-  Dp4a, Dp2a,
+  Dp4a, Dp2a, Bmsk,
   // comparison and selection
   Setp, Set, Selp, Slct,
   // control
@@ -67,6 +68,7 @@ enum class Opcode : uint8_t {
   Bar,      // bar.sync / bar.arrive / bar.red / barrier.sync (see BarKind)
   Membar,   // membar.* and fence.*
   Atom, Red, Shfl, Vote, Match, Activemask,
+  Redux,    // redux.sync: the operation in Instruction::aop
   NumOpcodes
 };
 const char* opcode_name(Opcode op);
@@ -95,6 +97,9 @@ enum class SpecialReg : uint8_t {
   None, Tid, Ntid, Ctaid, Nctaid, Laneid, Warpid, Nwarpid, Smid, Nsmid, Gridid,
   Clock, Clock64, Globaltimer, LanemaskEq, LanemaskLt, LanemaskLe, LanemaskGt, LanemaskGe,
   Envreg, DynamicSmemSize, TotalSmemSize,
+  ClockHi, GlobaltimerLo, GlobaltimerHi,  // %clock_hi: high half of %clock64; %globaltimer_lo/_hi
+  Pm, Pm64,          // %pm0..%pm7, %pm0_64..%pm7_64 (counter in comp): not modeled, read 0
+  CurrentGraphExec,  // %current_graph_exec: 0, no launch comes from a CUDA graph
 };
 
 enum class OperandKind : uint8_t {
@@ -102,7 +107,7 @@ enum class OperandKind : uint8_t {
   Reg,      // register: reg = index
   Pred,     // predicate register: reg = index; neg = !%p
   Imm,      // immediate: imm = raw bits already in the instruction's operand type
-  Special,  // special register: sreg, comp (0=x,1=y,2=z; Envreg: index)
+  Special,  // special register: sreg, comp (0=x,1=y,2=z; Envreg, Pm, Pm64: index)
   Symbol,   // address of a variable: sym/scope name it
   Addr,     // memory address [base + imm]: base is a register (reg), a symbol (sym/scope) or none
   Vec,      // vector {a, b, c, d}: vec[0..vcount) are register indices (kNoReg = sink "_")
@@ -165,6 +170,10 @@ struct Instruction {
   bool aligned = false;      // barrier.sync.aligned / bar (bar.sync is aligned)
   bool sync = false;         // shfl.sync / vote.sync
   bool shiftamt = false;     // bfind.shiftamt
+  // .cc of add/sub/mad/addc/subc/madc: writes the carry flag, a hidden
+  // per-thread predicate of the function, in pred_dst2; addc/subc/madc read
+  // it as their last operand (parser.h).
+  bool cc = false;
   // guard predicate: @%p or @!%p
   uint16_t guard = kNoReg;
   bool guard_neg = false;

@@ -136,7 +136,8 @@ std::optional<Opcode> opcode_from_name(std::string_view s) {
       {"bar", Opcode::Bar},       {"barrier", Opcode::Bar},   {"membar", Opcode::Membar},
       {"fence", Opcode::Membar},  {"atom", Opcode::Atom},     {"red", Opcode::Red},
       {"shfl", Opcode::Shfl},     {"vote", Opcode::Vote},     {"match", Opcode::Match},
-      {"activemask", Opcode::Activemask},
+      {"activemask", Opcode::Activemask}, {"bmsk", Opcode::Bmsk}, {"addc", Opcode::Addc},
+      {"subc", Opcode::Subc},     {"madc", Opcode::Madc},     {"redux", Opcode::Redux},
   };
   auto it = kOps.find(s);
   if (it == kOps.end()) return std::nullopt;
@@ -151,8 +152,7 @@ std::string unknown_opcode(std::string_view base, std::string_view word) {
       {"sured", "surface"},      {"suq", "surface"},        {"wmma", "tensor core"},
       {"mma", "tensor core"},    {"wgmma", "tensor core"},  {"ldmatrix", "tensor core"},
       {"stmatrix", "tensor core"}, {"movmatrix", "tensor core"}, {"cp", "async copy"},
-      {"mbarrier", "async barrier"}, {"addc", "carry flag"}, {"subc", "carry flag"},
-      {"madc", "carry flag"},    {"brx", "indirect branch"}, {"redux", "warp reduction"},
+      {"mbarrier", "async barrier"}, {"brx", "indirect branch"},
       {"alloca", "dynamic stack allocation"}, {"stacksave", "dynamic stack allocation"},
       {"stackrestore", "dynamic stack allocation"},
   };
@@ -205,6 +205,10 @@ std::optional<SpecialInfo> special_from_name(std::string_view s) {
       {"%lanemask_ge", {SpecialReg::LanemaskGe, false}},
       {"%dynamic_smem_size", {SpecialReg::DynamicSmemSize, false}},
       {"%total_smem_size", {SpecialReg::TotalSmemSize, false}},
+      {"%clock_hi", {SpecialReg::ClockHi, false}},
+      {"%globaltimer_lo", {SpecialReg::GlobaltimerLo, false}},
+      {"%globaltimer_hi", {SpecialReg::GlobaltimerHi, false}},
+      {"%current_graph_exec", {SpecialReg::CurrentGraphExec, false}},
   };
   auto it = kRegs.find(s);
   if (it == kRegs.end()) return std::nullopt;
@@ -214,8 +218,7 @@ std::optional<SpecialInfo> special_from_name(std::string_view s) {
 // Special registers of the PTX ISA that gpumux does not model.
 bool is_unmodeled_special(std::string_view s) {
   static constexpr std::string_view kPrefixes[] = {
-      "%clock_hi", "%globaltimer_", "%pm", "%reserved_smem", "%aggr_smem", "%cluster",
-      "%is_explicit_cluster", "%nclusterid", "%current_graph_exec",
+      "%reserved_smem", "%aggr_smem", "%cluster", "%is_explicit_cluster", "%nclusterid",
   };
   for (std::string_view p : kPrefixes)
     if (s.substr(0, p.size()) == p) return true;
@@ -295,7 +298,8 @@ Type slot_type(const Instruction& in, unsigned slot, uint32_t address_size) {
     case Opcode::Isspacep: return slot == 0 ? Type::Pred : address_size == 32 ? Type::U32 : Type::U64;
     case Opcode::Shfl: return slot >= 2 ? Type::U32 : in.type;
     case Opcode::Vote: return slot == 1 ? Type::Pred : slot == 2 ? Type::B32 : in.type;
-    case Opcode::Match: return slot == 2 ? Type::B32 : in.type;
+    case Opcode::Match:
+    case Opcode::Redux: return slot == 2 ? Type::B32 : in.type;
     case Opcode::Bar:
       if (in.bar == BarKind::Red) return slot == 0 ? in.type : slot == 3 ? Type::Pred : Type::U32;
       return Type::U32;
@@ -355,8 +359,13 @@ OperandCount operand_count(const Instruction& in) {
     case Opcode::Xor:
     case Opcode::Shl:
     case Opcode::Shr:
-    case Opcode::Match: return {3, 3};
+    case Opcode::Match:
+    case Opcode::Addc:
+    case Opcode::Subc:
+    case Opcode::Bmsk:
+    case Opcode::Redux: return {3, 3};
     case Opcode::Mad:
+    case Opcode::Madc:
     case Opcode::Mad24:
     case Opcode::Sad:
     case Opcode::Fma:
@@ -949,6 +958,7 @@ class Parser {
   void parse_body(uint32_t index) {
     fn_index_ = index;
     scopes_.clear();
+    carry_flag_ = RegEntry{Type::Pred, kUnallocated};
     scopes_.emplace_back();
     cur_scope_ = 0;
     label_refs_.clear();
@@ -1190,6 +1200,13 @@ class Parser {
       o.comp = uint8_t(v);
       return o;
     }
+    // %pm0..%pm7 and %pm0_64..%pm7_64: one digit, then an optional _64.
+    if (base == name && base.size() >= 4 && base.substr(0, 3) == "%pm" && base[3] >= '0' && base[3] <= '7' &&
+        (base.size() == 4 || base.substr(4) == "_64")) {
+      o.sreg = base.size() == 4 ? SpecialReg::Pm : SpecialReg::Pm64;
+      o.comp = uint8_t(base[3] - '0');
+      return o;
+    }
     auto info = special_from_name(base);
     if (!info) return Operand{};
     o.sreg = info->reg;
@@ -1245,6 +1262,7 @@ class Parser {
 
     if (in.op == Opcode::Call) parse_call(in, op_tok);
     else parse_operands(in, op_tok);
+    attach_carry_flag(in);
     if (!accept(';'))
       fail(peek(), fmt::format("expected ';' after '{}' but found {}", op_tok.text, describe(peek())));
 
@@ -1266,7 +1284,11 @@ class Parser {
       st.types[st.ntypes++] = *t;
       return true;
     }
-    if (m == "cc") unsupported(fmt::format("{} (carry flag)", st.word));
+    if (m == "cc") {
+      in.cc = in.op == Opcode::Add || in.op == Opcode::Sub || in.op == Opcode::Mad || in.op == Opcode::Addc ||
+              in.op == Opcode::Subc || in.op == Opcode::Madc;
+      return in.cc;
+    }
     auto round = [&]() {
       auto r = rounding_from_name(m);
       if (r) in.rnd = *r;
@@ -1344,10 +1366,24 @@ class Parser {
         else return false;
         return true;
       case Opcode::Shf:
-        if (m == "l" || m == "r") in.sdir = m == "l" ? ShiftDir::Left : ShiftDir::Right;
+      case Opcode::Bmsk:
+        if ((m == "l" || m == "r") && in.op == Opcode::Shf) in.sdir = m == "l" ? ShiftDir::Left : ShiftDir::Right;
         else if (m == "clamp" || m == "wrap") in.shf = m == "clamp" ? ShfMode::Clamp : ShfMode::Wrap;
         else return false;
         return true;
+      case Opcode::Madc:
+        if (m != "lo" && m != "hi") return false;
+        in.mul = m == "lo" ? MulMode::Lo : MulMode::Hi;
+        return true;
+      case Opcode::Redux: {
+        auto a = atom_op_from_name(m);
+        if (m == "sync") in.sync = true;
+        else if (a && (*a == AtomOp::Add || *a == AtomOp::Min || *a == AtomOp::Max || *a == AtomOp::And ||
+                       *a == AtomOp::Or || *a == AtomOp::Xor))
+          in.aop = *a;
+        else return false;
+        return true;
+      }
       case Opcode::Bfind:
         in.shiftamt = m == "shiftamt";
         return in.shiftamt;
@@ -1454,6 +1490,12 @@ class Parser {
       case Opcode::Shf:
         require(in.sdir != ShiftDir::None && in.shf != ShfMode::None, ".l/.r and .clamp/.wrap");
         break;
+      case Opcode::Bmsk: require(in.shf != ShfMode::None, ".clamp or .wrap"); break;
+      case Opcode::Madc: require(in.mul != MulMode::None, ".lo or .hi"); break;
+      case Opcode::Redux:
+        require(in.aop != AtomOp::None, "an operation (.add, .min, .max, .and, .or, .xor)");
+        require(in.sync, ".sync");
+        break;
       case Opcode::Shfl: require(in.shfl != ShflMode::None, "a mode (.up, .down, .bfly, .idx)"); break;
       case Opcode::Vote: require(in.vote != VoteMode::None, "a mode (.all, .any, .uni, .ballot)"); break;
       case Opcode::Match:
@@ -1465,6 +1507,22 @@ class Parser {
         if (in.bar == BarKind::Red) require(in.bred != RedOp::None, ".popc, .and or .or");
         break;
       default: break;
+    }
+  }
+
+  // The carry flag (CC.CF) is per-thread state: a predicate of the function
+  // that no PTX name can reach, written by .cc (pred_dst2) and read by
+  // addc/subc/madc as an extra last operand, so that analyses and the timing
+  // model see the dependency like any other register's.
+  void attach_carry_flag(Instruction& in) {
+    const bool carry_in = in.op == Opcode::Addc || in.op == Opcode::Subc || in.op == Opcode::Madc;
+    if (!in.cc && !carry_in) return;
+    const uint16_t flag = materialize(carry_flag_, "%cc.cf").index;
+    if (in.cc) in.pred_dst2 = flag;
+    if (carry_in) {
+      Operand& o = in.ops[in.nops++];
+      o.kind = OperandKind::Pred;
+      o.reg = flag;
     }
   }
 
@@ -1516,7 +1574,21 @@ class Parser {
     if (accept('[')) return parse_address(slot);
     if (t.kind != TokKind::Ident) fail(t, fmt::format("expected an operand but found {}", describe(t)));
     take();
+    // WARP_SZ: the PTX ISA's predefined constant, the warp size, an immediate.
+    if (t.text == "WARP_SZ") return warp_size_operand(in, slot);
     return named_operand(t, slot);
+  }
+
+  Operand warp_size_operand(const Instruction& in, unsigned slot) {
+    Operand o;
+    o.kind = OperandKind::Imm;
+    std::string err;
+    Literal warp_size;
+    warp_size.bits = 32;
+    auto bits = literal_bits(warp_size, slot_type(in, slot, mod_.address_size), err);
+    if (!bits) fail(peek(), fmt::format("WARP_SZ: {}", err));
+    o.imm = *bits;
+    return o;
   }
 
   uint64_t parse_immediate(Type t) {
@@ -1763,6 +1835,7 @@ class Parser {
   std::vector<ModuleRef> module_refs_;
   // function body state
   uint32_t fn_index_ = 0;
+  RegEntry carry_flag_{Type::Pred, kUnallocated};  // attach_carry_flag()
   std::vector<Scope> scopes_;
   int cur_scope_ = 0;
   std::vector<LabelRef> label_refs_;

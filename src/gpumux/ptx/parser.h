@@ -5,7 +5,7 @@
 //
 // Errors: malformed PTX throws LoadError "file:line: message" naming the
 // offending token. Constructs gpumux does not model (textures, surfaces,
-// tensor-core ops, async copies, carry-flag arithmetic, calls to undefined
+// tensor-core ops, async copies, calls to undefined
 // .extern functions other than the engine's built-ins (builtins.h: vprintf,
 // malloc, ...) such as dynamic parallelism, unknown opcodes or modifiers,
 // ...) are not errors: they are recorded in Module::unsupported (line and
@@ -26,7 +26,7 @@
 //        either is signed else u32
 //      popc/clz/bfind: ops[0] u32 | testp/isspacep: ops[0] pred
 //      shfl: ops[2..4] (lane, clamp, membermask) u32
-//      vote: ops[1] pred, ops[2] membermask b32 | match: ops[2] membermask b32
+//      vote: ops[1] pred, ops[2] membermask b32 | match, redux: ops[2] membermask b32
 //      bar/barrier: barrier id, thread count u32; bar.red: ops[0] type, last pred
 //      nanosleep: u32 | call arguments: untyped (64-bit literal)
 //  * type/type2: type is the first type suffix, type2 the second (cvt.f32.s32:
@@ -56,6 +56,13 @@
 //  * bar.sync/barrier.sync a{, b}, bar.arrive a, b, bar.red.op.type d, a{, b}, {!}c;
 //    bar.* sets aligned (barrier.* only with .aligned). bar.warp.sync membermask:
 //    bar = BarKind::Warp. membar.* and fence.* are Membar without operands.
+//  * WARP_SZ (the predefined warp size) is an immediate 32 in its slot's type.
+//  * Carry flag: .cc (add/sub/mad/addc/subc/madc) sets Instruction::cc and
+//    pred_dst2 to a hidden predicate of the function (named "%cc.cf", which
+//    no PTX name reaches); addc/subc/madc get it as an extra last operand
+//    (nops one more than written). madc.lo/.hi use mul.
+//  * bmsk.clamp/.wrap: shf (Clamp/Wrap). redux.sync.op: aop (Add, Min, Max,
+//    And, Or, Xor) and sync.
 //  * bfind.shiftamt sets shiftamt; dp2a.lo/.hi use mul (Lo/Hi); shf.l/.r sdir,
 //    .clamp/.wrap shf; prmt mode in prmt (None: default permute).
 //  * bra: ops[0] Label (imm = target instruction index). call: ops[0] Func

@@ -70,7 +70,7 @@ InstTiming classify(const ptx::Instruction& in, const SmParams& p) {
     case Opcode::Brkpt: case Opcode::Nanosleep:
       set(Unit::Branch, l.branch, ii.branch, InstKind::Control);
       return t;
-    case Opcode::Shfl: case Opcode::Vote: case Opcode::Match: case Opcode::Activemask:
+    case Opcode::Shfl: case Opcode::Vote: case Opcode::Match: case Opcode::Activemask: case Opcode::Redux:
       set(Unit::Branch, l.branch, ii.branch);
       return t;
     default:

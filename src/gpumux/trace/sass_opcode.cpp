@@ -151,7 +151,8 @@ bool reads_clock(const ptx::Instruction& in) {
   const ptx::Operand& o = in.ops[1];
   return o.kind == ptx::OperandKind::Special &&
          (o.sreg == ptx::SpecialReg::Clock || o.sreg == ptx::SpecialReg::Clock64 ||
-          o.sreg == ptx::SpecialReg::Globaltimer);
+          o.sreg == ptx::SpecialReg::ClockHi || o.sreg == ptx::SpecialReg::Globaltimer ||
+          o.sreg == ptx::SpecialReg::GlobaltimerLo || o.sreg == ptx::SpecialReg::GlobaltimerHi);
 }
 
 }  // namespace
@@ -182,6 +183,9 @@ SassForm sass_form(const ptx::Instruction& in, Space space, bool in_kernel) {
     case Opcode::Fma: return {by_kind(t, "IMAD", "FFMA", "DFMA", "HFMA2")};
     case Opcode::Mul24:
     case Opcode::Mad24: return {"IMAD"};
+    case Opcode::Addc:
+    case Opcode::Subc: return {"IADD3.X"};
+    case Opcode::Madc: return {"IMAD.X"};
     case Opcode::Sad: return {"VABSDIFF"};
     // SASS expands these into multi-instruction sequences; the trace keeps
     // one line per PTX instruction, on the unit of the sequence's core step.
@@ -213,7 +217,8 @@ SassForm sass_form(const ptx::Instruction& in, Space space, bool in_kernel) {
       return {ptx::type_size(t) == 8 ? "SHF.R.U64.HI" : "SHF.R.U32.HI"};
     case Opcode::Shf: return {in.sdir == ptx::ShiftDir::Left ? "SHF.L.W.U32" : "SHF.R.W.U32"};
     case Opcode::Bfe: return {ptx::type_is_signed(t) ? "SGXT" : "SGXT.U32"};
-    case Opcode::Bfi: return {"BMSK"};
+    case Opcode::Bfi:
+    case Opcode::Bmsk: return {"BMSK"};
     case Opcode::Brev: return {"BREV"};
     case Opcode::Popc: return {"POPC"};
     case Opcode::Clz:
@@ -258,6 +263,8 @@ SassForm sass_form(const ptx::Instruction& in, Space space, bool in_kernel) {
       }
     case Opcode::Match: return {in.vote == ptx::VoteMode::All ? "MATCH.ALL" : "MATCH.ANY"};
     case Opcode::Activemask: return {"VOTE.ANY"};
+    // Volta has no REDUX (Accel-Sim's map is Volta's): a butterfly shuffle is its core step.
+    case Opcode::Redux: return {"SHFL.BFLY"};
     case Opcode::Invalid:
     case Opcode::NumOpcodes: break;
   }

@@ -59,7 +59,9 @@ ptx::ExecHandler bind_compute(const ptx::Instruction& in, std::string& why) {
   using namespace compute;
   using ptx::Opcode;
   why.clear();
+  if (in.cc) return bind_carry(in, why);
   switch (in.op) {
+    case Opcode::Addc: case Opcode::Subc: case Opcode::Madc: return bind_carry(in, why);
     case Opcode::Mov: return bind_move(in, why);
     case Opcode::Cvt: return bind_convert(in, why);
     case Opcode::Add: case Opcode::Sub: case Opcode::Mul: case Opcode::Mad: case Opcode::Div:
@@ -74,7 +76,7 @@ ptx::ExecHandler bind_compute(const ptx::Instruction& in, std::string& why) {
     case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Not: case Opcode::Cnot:
     case Opcode::Shl: case Opcode::Shr: case Opcode::Shf: case Opcode::Bfe: case Opcode::Bfi:
     case Opcode::Brev: case Opcode::Popc: case Opcode::Clz: case Opcode::Bfind: case Opcode::Prmt:
-    case Opcode::Lop3: case Opcode::Dp4a: case Opcode::Dp2a:
+    case Opcode::Lop3: case Opcode::Dp4a: case Opcode::Dp2a: case Opcode::Bmsk:
       return bind_bits(in, why);
     case Opcode::Setp: case Opcode::Set: case Opcode::Selp: case Opcode::Slct:
       return bind_compare(in, why);

@@ -1,6 +1,6 @@
 // Logic and bit manipulation: and, or, xor, not (.b16/.b32/.b64 and .pred),
 // cnot, shl, shr, shf, bfe, bfi, brev, popc, clz, bfind, prmt, lop3, dp4a,
-// dp2a.
+// dp2a, bmsk.
 //
 // Shift amounts are unsigned 32-bit values; amounts >= the width give 0 (shl,
 // shr.u/.b) or the sign fill (shr.s). bfe/bfi positions and lengths use their
@@ -129,6 +129,22 @@ struct Bfi {
     if (pos >= kWidth<T>) return to_bits(base);
     const uint64_t mask = low_mask(std::min(len, kWidth<T> - pos)) << pos;
     return to_bits(T((base & ~mask) | ((a << pos) & mask)));
+  }
+};
+
+// bmsk.mode.b32 d, a, b: the mask of b bits from bit a (PTX ISA). .wrap takes
+// a and b modulo 32; .clamp gives 0 for a >= 32 and all bits from a for b >= 32.
+template <ptx::ShfMode Mode>
+struct Bmsk {
+  static constexpr unsigned kArity = 2;
+  uint64_t operator()(uint64_t a_raw, uint64_t b_raw) const {
+    const uint32_t a = uint32_t(a_raw), b = uint32_t(b_raw);
+    const unsigned pos = a & 31, width = b & 31;
+    if constexpr (Mode == ptx::ShfMode::Clamp) {
+      if (a >= 32) return 0;
+      if (b >= 32) return uint32_t(low_mask(32 - pos) << pos);
+    }
+    return uint32_t(low_mask(std::min(width, 32 - pos)) << pos);
   }
 };
 
@@ -362,6 +378,9 @@ ptx::ExecHandler bind_bits(const ptx::Instruction& in, std::string& why) {
     case Opcode::Lop3: return &lanewise<Lop3>;
     case Opcode::Dp4a:
     case Opcode::Dp2a: return bind_dot(in, why);
+    case Opcode::Bmsk:
+      if (in.type != ptx::Type::B32) return reject(in, why);
+      return in.shf == ptx::ShfMode::Clamp ? &lanewise<Bmsk<ptx::ShfMode::Clamp>> : &lanewise<Bmsk<ptx::ShfMode::Wrap>>;
     default: return reject(in, why);
   }
 }

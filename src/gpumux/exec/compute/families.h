@@ -17,6 +17,8 @@ ptx::ExecHandler bind_convert(const ptx::Instruction& in, std::string& why);
 ptx::ExecHandler bind_bits(const ptx::Instruction& in, std::string& why);
 ptx::ExecHandler bind_compare(const ptx::Instruction& in, std::string& why);
 ptx::ExecHandler bind_move(const ptx::Instruction& in, std::string& why);
+// add/sub/mad with .cc, addc, subc, madc (carry.cpp).
+ptx::ExecHandler bind_carry(const ptx::Instruction& in, std::string& why);
 
 // Sets `why` to "<instruction spelling> not supported" (plus `detail`) and
 // returns nullptr, for binders to reject a combination in one statement.
