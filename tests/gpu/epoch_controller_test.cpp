@@ -86,6 +86,17 @@ TEST(EpochController, CalledEveryEpochWithTheEpochsCountsAndItsQuotasThrottle) {
       }
     }
   }
+
+  // Asleep while no kernel is active; the next activation starts a new series.
+  const size_t first_series = m.calls.size();
+  out = d.launch(0, "fma_chains", tbs, threads, iters);
+  r = d.ctx[0]->read<float>(out, tbs * threads);
+  EXPECT_EQ(frontend::fixtures::wrong_fma_results(r, threads, iters), 0u);
+  ASSERT_GT(m.calls.size(), first_series);
+  EXPECT_EQ(m.calls[first_series].sample.index, 0u);
+  EXPECT_EQ(m.calls[first_series].sample.ended_cycles, 0u);
+  EXPECT_EQ(m.calls[first_series].sample.kernels.at(0).kernel, d.record(1).id);
+  EXPECT_EQ(d.gpu().epoch_controller()->epochs(), m.calls.size() + 2);
 }
 
 // Without a QoS manager nothing of it exists: no controller, no counters.
