@@ -298,5 +298,20 @@ TEST(WorkloadFile, GpuPresetNames) {
       << error_of("gpu = \"gtx9800\"\n[[app]]\nbenchmark = \"pc\"\n");
 }
 
+TEST(WorkloadFile, QuotaSchemeNeedsARegisteredNameAndAQosGoal) {
+  WorkloadFile w = parse_workload(
+      "[policy]\nname = \"smk-even\"\nquota_scheme = \"naive\"\n"
+      "[[app]]\nbenchmark = \"vecadd\"\nqos_goal = 0.8\n[[app]]\nbenchmark = \"sgemm\"\n",
+      "w.toml");
+  EXPECT_EQ(w.quota_scheme, "naive");
+  EXPECT_EQ(w.apps[0].qos_goal, 0.8);
+  EXPECT_FALSE(w.apps[1].qos_goal.has_value());
+  EXPECT_EQ(policy_error("quota_scheme = \"rollover\"\n"),
+            "w.toml:2: policy.quota_scheme: unknown quota scheme 'rollover' (known: naive)");
+  EXPECT_EQ(policy_error("quota_scheme = 3\n"), "w.toml:2: policy.quota_scheme: expected a quota scheme name");
+  EXPECT_EQ(policy_error("quota_scheme = \"naive\"\n"),
+            "w.toml:2: policy.quota_scheme: no app has a qos_goal (the scheme would have no QoS kernel)");
+}
+
 }  // namespace
 }  // namespace gpumux::multitask

@@ -27,6 +27,7 @@
 #include "gpumux/core/sm_params.h"
 #include "gpumux/frontend/frontend_params.h"
 #include "gpumux/frontend/pcie_params.h"
+#include "gpumux/gpu/qos/qos_params.h"
 #include "gpumux/mem/address_map_params.h"
 #include "gpumux/mem/cache_params.h"
 #include "gpumux/mem/crossbar_params.h"
@@ -83,6 +84,7 @@ struct GpuConfig {
   mem::L2Params l2;
   mem::AddressMapParams address_map;
   mem::DramParams dram;
+  QosParams qos;
   SimParams sim;
 
   static void declare(ParamDecl<GpuConfig>& d);

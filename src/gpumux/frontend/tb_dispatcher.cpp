@@ -109,6 +109,7 @@ bool TbDispatcher::activate(Cycle now, Cycle& next) {
     active_.insert(at, r);
     any = true;
   }
+  if (any && activation_listener_) activation_listener_->kernel_activated();
   return any;
 }
 

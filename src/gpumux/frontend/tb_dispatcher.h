@@ -109,6 +109,13 @@ class TbEventSink {
   virtual void preemption_done(const PreemptionRecord&) {}
 };
 
+// Told when a kernel enters the active-kernel table (the QoS epoch controller).
+class ActivationListener {
+ public:
+  virtual ~ActivationListener() = default;
+  virtual void kernel_activated() = 0;
+};
+
 class TbDispatcher : public Component, public sm::TbDoneListener {
  public:
   // `policy` null: fcfs.
@@ -133,6 +140,8 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   std::vector<ActiveKernel> active_kernels() const;
   // Receives TB and kernel events (nullptr: none). Not owned.
   void set_event_sink(TbEventSink* sink) { sink_ = sink; }
+  // Is told of every kernel activation (nullptr: none). Not owned.
+  void set_activation_listener(ActivationListener* l) { activation_listener_ = l; }
 
   Cycle tick(Cycle now) override;
   std::string describe_wait() const override;
@@ -191,6 +200,7 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   std::vector<uint32_t> pending_per_app_;  // queued or running kernels
   size_t next_sm_ = 0;
   TbEventSink* sink_ = nullptr;
+  ActivationListener* activation_listener_ = nullptr;
   std::unique_ptr<PreemptionMechanism> mechanism_;
   PreemptionEstimates estimates_;
   Cycle switch_after_ = 0;  // hybrid, core cycles (0: never)

@@ -31,6 +31,17 @@ Gpu::Gpu(const GpuConfig& cfg, std::unique_ptr<frontend::SharingPolicy> policy)
 
 Gpu::~Gpu() = default;
 
+void Gpu::enable_qos(std::unique_ptr<QosManager> manager) {
+  std::vector<sm::Sm*> sms;
+  for (auto& s : sms_) {
+    s->enable_quotas();
+    sms.push_back(s.get());
+  }
+  epoch_controller_ = std::make_unique<EpochController>(engine_, clocks_.core, cfg_.qos.epoch_cycles, std::move(sms),
+                                                        *dispatcher_, std::move(manager));
+  dispatcher_->set_activation_listener(epoch_controller_.get());
+}
+
 void Gpu::run_until(const std::function<bool()>& done) {
   while (!done()) {
     engine_.run();

@@ -22,6 +22,7 @@
 #include "gpumux/core/stats.h"
 #include "gpumux/frontend/copy_engine.h"
 #include "gpumux/frontend/tb_dispatcher.h"
+#include "gpumux/gpu/qos/epoch_controller.h"
 #include "gpumux/mem/memory_system.h"
 #include "gpumux/sm/sm.h"
 
@@ -44,6 +45,12 @@ class Gpu {
   frontend::CopyEngine& copy_engine() { return *copy_engine_; }
   uint32_t num_sms() const { return uint32_t(sms_.size()); }
   sm::Sm& sm(uint32_t i) { return *sms_[i]; }
+  // QoS management inside the SMs (docs/qos.md): quota counters in every
+  // SM's warp schedulers and an epoch controller calling `manager` every
+  // qos.epoch_cycles. Call before the first launch; without it no QoS code runs.
+  void enable_qos(std::unique_ptr<QosManager> manager);
+  // Null unless enable_qos() was called.
+  const EpochController* epoch_controller() const { return epoch_controller_.get(); }
   const sm::Sm& sm(uint32_t i) const { return *sms_[i]; }
 
   // Simulates until done() holds. Throws WatchdogError when no component
@@ -68,6 +75,7 @@ class Gpu {
   std::unique_ptr<frontend::TbDispatcher> dispatcher_;
   std::unique_ptr<frontend::CopyEngine> copy_engine_;
   std::vector<std::unique_ptr<sm::Sm>> sms_;
+  std::unique_ptr<EpochController> epoch_controller_;
 };
 
 // Stops a run in which nothing is left to do but the awaited work is not done.

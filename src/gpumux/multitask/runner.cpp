@@ -8,6 +8,7 @@
 
 #include "gpumux/core/error.h"
 #include "gpumux/gpu/gpu.h"
+#include "gpumux/gpu/qos/qos_manager.h"
 #include "gpumux/multitask/baseline_cache.h"
 #include "gpumux/multitask/host_scheduler.h"
 #include "gpumux/stats/writers.h"
@@ -89,15 +90,47 @@ uint64_t app_warp_insts(gpu::Gpu& g, uint32_t app) {
   return n;
 }
 
-// The part of the run that is simulated: no baselines, no metrics.
-RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline* timeline) {
+// Thread instructions issued by every kernel of application `app`.
+uint64_t app_thread_insts(gpu::Gpu& g, uint32_t app) {
+  uint64_t n = 0;
+  for (size_t k = 1; k < g.keys().size(); ++k)
+    if (g.keys().at(StatKey(k)).app == app) n += g.stats().sum("sm*.thread_insts", StatKey(k));
+  return n;
+}
+
+// The QoS result of every completed launch of an app that has a goal. A
+// launch cut off by the end of the run counts only for an app without a
+// completed one (a cycle-limited run): otherwise a restart's first cycles
+// would stand for the app.
+std::vector<KernelQos> kernel_qos(gpu::Gpu& g, const RunResult& r, const gpu::QosGoals& goals) {
+  std::vector<KernelQos> out;
+  std::vector<bool> completed(r.apps.size(), false);
+  for (const frontend::KernelRecord& k : r.kernels)
+    if (k.done && k.app < completed.size()) completed[k.app] = true;
+  for (const frontend::KernelRecord& k : r.kernels) {
+    std::optional<double> goal = goals.of(k.app);
+    if (!goal || (!k.done && completed[k.app])) continue;
+    uint64_t threads = g.stats().sum("sm*.thread_insts", k.key);
+    Cycle end = k.done ? k.finished : r.cycles;
+    if (threads == 0 || end <= k.first_tb) continue;
+    out.push_back({k.id, k.app, k.label, *goal, double(threads) / double(end - k.first_tb)});
+  }
+  return out;
+}
+
+// The part of the run that is simulated: no baselines, no metrics. `goals`:
+// those of the quota scheme and of the QoS results.
+RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline* timeline,
+                   const gpu::QosGoals& goals) {
   RunResult result;
   const GpuConfig& cfg = config.values();
   result.gpu = cfg.gpu.name;
   result.policy = w.policy;
+  result.quota_scheme = w.quota_scheme;
   auto dev = timing::make_device(cfg, frontend::make_sharing_policy(w.policy, w.policy_options));
   timing::TimingBackend& backend = timing::backend_of(*dev);
   gpu::Gpu& g = backend.gpu();
+  if (!w.quota_scheme.empty()) g.enable_qos(gpu::make_quota_scheme(w.quota_scheme, goals));
   std::optional<TbSpanRecorder> spans;
   if (timeline) {
     spans.emplace(*timeline, cfg.clock.core_mhz);
@@ -173,7 +206,11 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
   result.kernels = g.dispatcher().records();
   result.preemptions = g.dispatcher().preemptions();
   result.copies = g.copy_engine().records();
-  for (size_t i = 0; i < n; ++i) result.apps[i].warp_insts = app_warp_insts(g, uint32_t(i));
+  for (size_t i = 0; i < n; ++i) {
+    result.apps[i].warp_insts = app_warp_insts(g, uint32_t(i));
+    result.apps[i].thread_insts = app_thread_insts(g, uint32_t(i));
+  }
+  result.qos = kernel_qos(g, result, goals);
   result.stats = stats::to_json(g.stats(), g.keys());
   if (timeline) add_app_tracks(*timeline, result, cfg.clock.core_mhz);
   return result;
@@ -201,12 +238,18 @@ void measure(AppOutcome& a, const RunRule& rule, Cycle run_end) {
 struct Baseline {
   double cycles = 0;
   uint64_t warp_insts = 0;
+  uint64_t thread_insts = 0;
+  Cycle kernel_cycles = 0;  // its kernels were busy (kernel_busy_cycles)
+  // Thread instructions per core cycle while its kernels ran.
+  double ipc() const { return kernel_cycles ? double(thread_insts) / double(kernel_cycles) : 0.0; }
 };
 
-// What an application's only run measured, when it passed.
-std::optional<Baseline> measured_alone(const AppOutcome& out) {
+// What the only application's only run measured, when it passed.
+std::optional<Baseline> measured_alone(const RunResult& r) {
+  const AppOutcome& out = r.apps[0];
   if (!out.ok() || !out.runs[0].passed) return std::nullopt;
-  return Baseline{double(out.runs[0].cycles()), out.warp_insts};
+  return Baseline{double(out.runs[0].cycles()), out.warp_insts, out.thread_insts,
+                  kernel_busy_cycles(r.kernels, 0, out.runs[0])};
 }
 
 std::string baseline_key(const AppSpec& a, const Config& config) {
@@ -219,7 +262,11 @@ std::optional<BaselineCache> open_cache(const RunOptions& o) {
 }
 
 void store(std::optional<BaselineCache>& cache, const std::string& key, const Baseline& b) {
-  if (cache) cache->put(key, {{"cycles", b.cycles}, {"warp_insts", b.warp_insts}});
+  if (cache)
+    cache->put(key, {{"cycles", b.cycles},
+                     {"warp_insts", b.warp_insts},
+                     {"thread_insts", b.thread_insts},
+                     {"kernel_cycles", b.kernel_cycles}});
 }
 
 // The isolated run of `a`, as isolated() simulates it: alone under fcfs, from
@@ -241,7 +288,8 @@ bool is_isolated_run(const WorkloadFile& w) {
   if (w.apps.size() != 1) return false;
   WorkloadFile alone = isolated_workload(w.apps[0], w);
   const AppSpec &a = w.apps[0], &b = alone.apps[0];
-  return w.policy == alone.policy && w.policy_options.tb_quota_by_app.empty() && a.arrival == b.arrival &&
+  return w.policy == alone.policy && w.quota_scheme.empty() && w.policy_options.tb_quota_by_app.empty() &&
+         a.arrival == b.arrival &&
          a.priority == b.priority && w.run.until == alone.run.until && w.run.completions == alone.run.completions &&
          w.run.max_cycles == alone.run.max_cycles;
 }
@@ -253,11 +301,15 @@ std::optional<Baseline> isolated(const AppSpec& a, const Config& config, const W
   std::string key = baseline_key(a, config);
   std::optional<BaselineCache> cache = open_cache(o);
   if (cache) {
-    if (auto hit = cache->get(key)) return Baseline{hit->at("cycles").get<double>(), hit->at("warp_insts").get<uint64_t>()};
+    // An entry without thread counts predates the QoS goals (possible under
+    // the fixed build id "unknown-build" of builds outside CMake): a miss.
+    if (auto hit = cache->get(key); hit && hit->contains("thread_insts"))
+      return Baseline{hit->at("cycles").get<double>(), hit->at("warp_insts").get<uint64_t>(),
+                      hit->at("thread_insts").get<uint64_t>(), hit->at("kernel_cycles").get<Cycle>()};
   }
-  RunResult r = simulate(isolated_workload(a, w), config, nullptr);
+  RunResult r = simulate(isolated_workload(a, w), config, nullptr, {});
   const AppOutcome& out = r.apps[0];
-  std::optional<Baseline> b = measured_alone(out);
+  std::optional<Baseline> b = measured_alone(r);
   if (!b) {
     error = fmt::format("isolated run of {} ({}) failed: {}", a.name, a.program(),
                         out.error.empty() ? out.runs.at(0).detail : out.error);
@@ -298,13 +350,25 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
   std::vector<std::string> overrides = w.overrides;
   overrides.insert(overrides.end(), o.overrides.begin(), o.overrides.end());
   Config config = gpu::load_config(w.gpu, overrides);
-  RunResult r = simulate(w, config, o.timeline);
+  // Goals first: the quota scheme needs them during the run.
+  std::vector<std::optional<Baseline>> alone(w.apps.size());
+  gpu::QosGoals goals;
+  goals.ipc_by_app.resize(w.apps.size());
+  for (size_t i = 0; i < w.apps.size(); ++i) {
+    if (!w.apps[i].qos_goal) continue;
+    std::string error;
+    alone[i] = isolated(w.apps[i], config, w, o, error);
+    // A goal is a fraction of the isolated IPC: without that run there is no goal.
+    if (!alone[i]) throw ApiError(fmt::format("app {}: qos_goal needs its isolated run, but {}", w.apps[i].name, error));
+    goals.ipc_by_app[i] = *w.apps[i].qos_goal * alone[i]->ipc();
+  }
+  RunResult r = simulate(w, config, o.timeline, goals);
   for (AppOutcome& a : r.apps) measure(a, w.run, r.cycles);
   if (!o.baselines) return r;
   std::vector<AppTimes> times;
   // A run that is its own baseline is used and cached rather than simulated again.
   const bool own_run = is_isolated_run(w);
-  std::optional<Baseline> own = own_run ? measured_alone(r.apps[0]) : std::nullopt;
+  std::optional<Baseline> own = own_run ? measured_alone(r) : std::nullopt;
   if (own) {
     std::optional<BaselineCache> cache = open_cache(o);
     store(cache, baseline_key(w.apps[0], config), *own);
@@ -313,7 +377,7 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
     AppOutcome& a = r.apps[i];
     std::optional<Baseline> b = own;
     if (own_run && !own) a.alone_error = "this run is its isolated run, and it failed";
-    else if (!own_run) b = isolated(w.apps[i], config, w, o, a.alone_error);
+    else if (!own_run) b = alone[i] ? alone[i] : isolated(w.apps[i], config, w, o, a.alone_error);
     if (!b) continue;
     a.alone = a.by_rate ? b->cycles / double(std::max<uint64_t>(b->warp_insts, 1)) : b->cycles;
     if (a.shared > 0) times.push_back({a.name, a.shared, a.alone});
@@ -347,6 +411,10 @@ std::string format_summary(const RunResult& r) {
   if (r.metrics)
     s += fmt::format("STP {:.3f}   ANTT {:.3f}   fairness {:.3f}\n", r.metrics->stp, r.metrics->antt,
                      r.metrics->fairness);
+  for (const KernelQos& q : r.qos)
+    s += fmt::format("QoS{}: launch {} {}: IPC {:.2f} of goal {:.2f} thread insts/cycle ({:.1f}%), {}\n",
+                     r.quota_scheme.empty() ? "" : " (" + r.quota_scheme + ")", q.launch, q.label, q.ipc,
+                     q.goal_ipc, 100 * q.ratio(), q.reached() ? "reached" : "missed");
   if (!r.preemptions.empty()) {
     uint64_t drained = 0, switched = 0, flushed = 0, bytes = 0, done = 0;
     Cycle latency = 0, worst = 0;
@@ -379,6 +447,7 @@ nlohmann::json to_json(const RunResult& r) {
                       {"detail", run.detail}});
     apps.push_back({{"name", a.name}, {"benchmark", a.benchmark}, {"size", a.size}, {"arrival_cycle", a.arrival},
                     {"priority", a.priority}, {"runs", runs}, {"error", a.error}, {"warp_insts", a.warp_insts},
+                    {"thread_insts", a.thread_insts},
                     {"shared", a.shared}, {"alone", a.alone_error.empty() ? json(a.alone) : json(nullptr)},
                     {"alone_error", a.alone_error}, {"unit", a.by_rate ? "cycles/warp_inst" : "cycles"},
                     {"first_run_kernel_cycles",
@@ -406,10 +475,15 @@ nlohmann::json to_json(const RunResult& r) {
                            {"drained", p.drained}, {"switched", p.switched}, {"flushed", p.flushed},
                            {"bytes_saved", p.bytes_saved}, {"insts_discarded", p.insts_discarded},
                            {"escalated", p.escalated}});
+  json qos = json::array();
+  for (const KernelQos& q : r.qos)
+    qos.push_back({{"launch", q.launch}, {"app", q.app}, {"label", q.label}, {"goal_ipc", q.goal_ipc},
+                   {"ipc", q.ipc}, {"ratio", q.ratio()}, {"reached", q.reached()}});
   json out = {{"gpu", r.gpu},         {"policy", r.policy},   {"cycles", r.cycles},
               {"warp_insts", r.warp_insts}, {"host_seconds", r.host_seconds},
               {"stopped_by_limit", r.stopped_by_limit}, {"apps", apps}, {"kernels", kernels},
-              {"copies", copies}, {"preemptions", preemptions}, {"statistics", r.stats}};
+              {"copies", copies}, {"preemptions", preemptions}, {"statistics", r.stats},
+              {"quota_scheme", r.quota_scheme}, {"qos", qos}};
   out["metrics"] = r.metrics ? to_json(*r.metrics) : json(nullptr);
   return out;
 }

@@ -28,7 +28,8 @@ namespace gpumux::multitask {
 
 struct RunOptions {
   std::vector<std::string> overrides;  // config overrides after the workload's own
-  bool baselines = true;               // run apps alone and compute the metrics
+  bool baselines = true;               // run apps alone and compute the metrics (apps with a
+                                       // qos_goal always are: their goals need it)
   bool use_cache = true;               // isolated runs cached on disk
   std::filesystem::path cache_dir;     // empty: BaselineCache::default_dir()
   stats::Timeline* timeline = nullptr; // filled with SM, app and copy tracks if given
@@ -49,6 +50,7 @@ struct AppOutcome {
   std::vector<AppRun> runs;   // completed runs, in order
   std::string error;          // why it was terminated (fault, failed check); empty if none
   uint64_t warp_insts = 0;    // all its kernels issued during the run
+  uint64_t thread_insts = 0;  // the same, in active threads
   // The measured time: first run or mean of runs (RunRule::Measure); when no
   // run completed (cycle-limited runs), cycles per warp instruction instead.
   double shared = 0, alone = 0;
@@ -59,8 +61,21 @@ struct AppOutcome {
   bool ok() const { return error.empty() && !runs.empty(); }
 };
 
+// How one completed launch of an application with a qos_goal did (docs/qos.md): its
+// IPC in thread instructions per core cycle, from its first TB to its end (or
+// the end of the run), against the goal: qos_goal x the isolated IPC of its
+// application (thread instructions over the cycles its kernels were busy).
+struct KernelQos {
+  uint32_t launch = 0, app = 0;
+  std::string label;
+  double goal_ipc = 0, ipc = 0;
+  double ratio() const { return goal_ipc > 0 ? ipc / goal_ipc : 0.0; }
+  bool reached() const { return ipc >= goal_ipc; }
+};
+
 struct RunResult {
   std::string gpu, policy;
+  std::string quota_scheme;    // empty: none
   Cycle cycles = 0;            // core cycles simulated
   bool stopped_by_limit = false;
   double host_seconds = 0;
@@ -69,6 +84,7 @@ struct RunResult {
   std::vector<frontend::KernelRecord> kernels;
   std::vector<frontend::CopyRecord> copies;
   std::vector<frontend::PreemptionRecord> preemptions;
+  std::vector<KernelQos> qos;              // launches of apps with a qos_goal
   std::optional<WorkloadMetrics> metrics;  // with baselines, when every app has both times
   nlohmann::json stats;                    // the statistics registry (stats/writers.h)
   bool all_passed() const;

@@ -13,6 +13,7 @@
 #include "gpumux/core/presets.h"
 #include "gpumux/core/strict_toml.h"
 #include "gpumux/gpu/gpu.h"
+#include "gpumux/gpu/qos/qos_manager.h"
 #include "gpumux/multitask/baseline_cache.h"
 
 namespace gpumux::multitask {
@@ -233,6 +234,7 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
   // Per-app tables of [policy] (tb_quota, tokens), by app name until the apps are read.
   using ByName = std::map<std::string, std::pair<uint32_t, const toml::node*>>;
   std::map<std::string, ByName> by_app_name;
+  const toml::node* scheme_node = nullptr;
   if (const toml::node* pn = top.node("policy")) {
     StrictTable pt(as_table(top, "policy", *pn), "policy", w.source);
     w.policy = pt.get<std::string>("name", "a policy name").value_or("fcfs");
@@ -249,6 +251,14 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
       }
     }
     parse_preemption(pt, w);
+    if (auto q = pt.get<std::string>("quota_scheme", "a quota scheme name")) {
+      scheme_node = pt.node("quota_scheme");
+      auto known = gpu::quota_scheme_names();
+      if (std::find(known.begin(), known.end(), *q) == known.end())
+        pt.fail(*scheme_node, "quota_scheme",
+                fmt::format("unknown quota scheme '{}' (known: {})", *q, fmt::join(known, ", ")));
+      w.quota_scheme = *q;
+    }
     pt.finish();
   }
 
@@ -309,6 +319,9 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
       by_app[uint32_t(it - w.apps.begin())] = q.first;
     }
   }
+  if (scheme_node && std::none_of(w.apps.begin(), w.apps.end(), [](const AppSpec& a) { return a.qos_goal; }))
+    throw LoadError(fmt::format("{}: policy.quota_scheme: no app has a qos_goal (the scheme would have no QoS kernel)",
+                                where(*scheme_node, w.source)));
   top.finish();
   w.policy_options.num_apps = uint32_t(w.apps.size());
   validate(w);
@@ -341,6 +354,14 @@ void validate(const WorkloadFile& w) {
                                     w.apps[i].name));
   } else if (!w.policy_options.tb_quota_by_app.empty()) {
     throw LoadError(fmt::format("{}: policy.tb_quota is only used by smk-quota, not by '{}'", w.source, w.policy));
+  }
+  if (!w.quota_scheme.empty()) {
+    auto known = gpu::quota_scheme_names();
+    if (std::find(known.begin(), known.end(), w.quota_scheme) == known.end())
+      throw LoadError(fmt::format("{}: policy.quota_scheme: unknown quota scheme '{}' (known: {})", w.source,
+                                  w.quota_scheme, fmt::join(known, ", ")));
+    if (std::none_of(w.apps.begin(), w.apps.end(), [](const AppSpec& a) { return a.qos_goal; }))
+      throw LoadError(fmt::format("{}: policy.quota_scheme: no app has a qos_goal", w.source));
   }
   if (w.policy != "dss" && !w.policy_options.tokens_by_app.empty())
     throw LoadError(fmt::format("{}: policy.tokens is only used by dss, not by '{}'", w.source, w.policy));

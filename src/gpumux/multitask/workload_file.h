@@ -14,6 +14,7 @@
 //   switch_after_us = 20                # drain/chimera: switch TBs still draining after this (hybrid)
 //   live_registers = true               # a context switch saves only live registers
 //   lazy_shared = true                  # a context switch leaves shared memory parked on the SM
+//   quota_scheme = "naive"              # QoS inside the SMs (docs/qos.md); needs an app with qos_goal
 //   exclusive = true                    # ppq: lower priorities get no SM while a higher one is active
 //   tokens = { sgemm = 8, lbm = 5 }     # dss: SMs each app's kernels may hold (default: equal shares)
 //
@@ -31,7 +32,7 @@
 //   arrival_cycle = 0                   # core cycle its host program starts
 //   priority = 0                        # of its kernels (higher first); -100..100
 //   seed = 7                            # optional
-//   qos_goal = 0.5                      # optional: fraction of isolated IPC, for QoS policies
+//   qos_goal = 0.5                      # optional: fraction of isolated IPC (quota schemes, QoS results)
 //   cpu_gap_us = 5.0                    # host CPU time before each API call (Context::set_cpu_gap_ns)
 #pragma once
 
@@ -84,6 +85,7 @@ struct WorkloadFile {
   std::vector<std::string> overrides;
   std::string policy = "fcfs";
   frontend::PolicyOptions policy_options;  // app ids are indices into apps
+  std::string quota_scheme;                // a registered QoS manager (gpu/qos/); empty: none
   RunRule run;
   std::vector<AppSpec> apps;
 };

@@ -96,6 +96,12 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
 
 Sm::~Sm() = default;
 
+void Sm::enable_quotas() {
+  quotas_ = std::make_unique<KernelQuotas>();
+  for (SubCore& sc : sub_cores_)
+    sc.scheduler = std::make_unique<QuotaWarpScheduler>(std::move(sc.scheduler), *quotas_);
+}
+
 bool Sm::slots_fit(const TbNeeds& n) const {
   return tbs_used_ < p_.tb_slots && warps_used_ + n.warps <= p_.warp_slots && threads_used_ + n.threads <= p_.max_threads;
 }
@@ -374,7 +380,9 @@ void Sm::issue(WarpSlot& w, uint16_t slot, Cycle now) {
   stats_.warp_insts[key].add();
   ++w.kernel->warp_insts;
   ++tbs_[w.tb].insts;
-  stats_.thread_insts[key].add(uint64_t(std::popcount(xw.active_mask())));
+  uint32_t threads = uint32_t(std::popcount(xw.active_mask()));
+  stats_.thread_insts[key].add(threads);
+  if (quotas_) quotas_->charge(w.kernel->id, threads);
   uint32_t old_pc = xw.pc(), old_fn = xw.function();
   size_t old_depth = xw.frame().reg_base;
 

@@ -33,6 +33,7 @@
 #include "gpumux/sm/kernel_instance.h"
 #include "gpumux/sm/preemption.h"
 #include "gpumux/sm/range_allocator.h"
+#include "gpumux/sm/warp_scheduler/quota_warp_scheduler.h"
 #include "gpumux/sm/warp_scheduler/warp_scheduler.h"
 
 namespace gpumux::sm {
@@ -126,6 +127,11 @@ class Sm : public Component, public mem::MemSink {
   uint32_t resident_tbs() const { return tbs_used_; }
   uint32_t resident_tbs(uint32_t kernel_id) const;
   const SmStats& stats() const { return stats_; }
+  // Wraps every sub-core's scheduler in a QuotaWarpScheduler sharing one set
+  // of per-kernel quota counters (a QoS manager is active); before any TB.
+  void enable_quotas();
+  // The quota counters, null unless enable_quotas() was called.
+  KernelQuotas* quotas() { return quotas_.get(); }
   const RangeAllocator& register_file() const { return regs_; }
   const RangeAllocator& shared_memory() const { return smem_; }
 
@@ -313,6 +319,7 @@ class Sm : public Component, public mem::MemSink {
   std::vector<TbSlot> tbs_;
   std::vector<SubCore> sub_cores_;
   uint64_t next_age_ = 0;
+  std::unique_ptr<KernelQuotas> quotas_;  // null: no QoS manager, nothing charged
 
   // Context save/restore traffic, in order.
   std::vector<ContextTransfer> transfers_;

@@ -1,0 +1,51 @@
+#include "gpumux/sm/warp_scheduler/quota_warp_scheduler.h"
+
+#include <algorithm>
+
+namespace gpumux::sm {
+
+KernelQuotas::Entry* KernelQuotas::find(uint32_t kernel) {
+  for (Entry& e : entries_)
+    if (e.kernel == kernel) return &e;
+  return nullptr;
+}
+
+void KernelQuotas::set(uint32_t kernel, int64_t quota, bool qos) {
+  Entry* e = find(kernel);
+  if (!e) e = &entries_.emplace_back();
+  *e = Entry{kernel, quota, quota, qos};
+}
+
+bool KernelQuotas::qos_exhausted() const {
+  return std::none_of(entries_.begin(), entries_.end(), [](const Entry& e) { return e.qos && e.left > 0; });
+}
+
+bool KernelQuotas::allows(uint32_t kernel) {
+  Entry* e = find(kernel);
+  if (!e || e->left > 0) return true;
+  if (e->qos || e->quota <= 0 || !qos_exhausted()) return false;
+  e->left += e->quota;
+  return e->left > 0;
+}
+
+void KernelQuotas::charge(uint32_t kernel, uint32_t threads) {
+  if (Entry* e = find(kernel)) e->left -= threads;
+}
+
+std::optional<int64_t> KernelQuotas::remaining(uint32_t kernel) const {
+  for (const Entry& e : entries_)
+    if (e.kernel == kernel) return e.left;
+  return std::nullopt;
+}
+
+int QuotaWarpScheduler::pick(std::span<const WarpView> warps) {
+  allowed_.assign(warps.begin(), warps.end());
+  bool any = false;
+  for (WarpView& v : allowed_) {
+    v.ready = v.ready && quotas_.allows(v.kernel);
+    any |= v.ready;
+  }
+  return any ? base_->pick(allowed_) : -1;
+}
+
+}  // namespace gpumux::sm

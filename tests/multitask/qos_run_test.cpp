@@ -1,0 +1,77 @@
+// QoS goals end to end: two applications share the SMs (smk-even); the one
+// with a qos_goal gets nearer its goal IPC under the naive quota scheme than
+// without quotas, and both still compute the right results.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "gpumux/multitask/runner.h"
+
+namespace gpumux::multitask {
+namespace {
+
+AppSpec app(const std::string& bench, std::optional<double> goal = std::nullopt) {
+  AppSpec a;
+  a.benchmark = workloads::find_workload(bench);
+  EXPECT_NE(a.benchmark, nullptr) << bench;
+  a.name = bench;
+  a.qos_goal = goal;
+  return a;
+}
+
+WorkloadFile shared_pair(const std::string& scheme) {
+  WorkloadFile w;
+  w.gpu = std::string(GPUMUX_SOURCE_DIR) + "/configs/gtx980.toml";
+  w.overrides = {"gpu.num_sms=4", "qos.epoch_cycles=1000", "frontend.check_invariants=true"};
+  w.policy = "smk-even";
+  w.quota_scheme = scheme;
+  w.apps = {app("binomial", 0.9), app("lbm")};
+  return w;
+}
+
+RunOptions options(const std::filesystem::path& cache) {
+  RunOptions o;
+  o.baselines = false;  // the QoS app's isolated run is made anyway: its goal needs it
+  o.cache_dir = cache;
+  return o;
+}
+
+void expect_all_passed(const RunResult& r) {
+  for (const AppOutcome& a : r.apps) {
+    EXPECT_TRUE(a.error.empty()) << a.name << ": " << a.error;
+    ASSERT_FALSE(a.runs.empty()) << a.name;
+    for (const AppRun& run : a.runs) EXPECT_TRUE(run.passed) << a.name << ": " << run.detail;
+  }
+}
+
+// The mean achieved-over-goal ratio of the QoS app's launches.
+double mean_ratio(const RunResult& r) {
+  double sum = 0;
+  for (const KernelQos& q : r.qos) sum += q.ratio();
+  return r.qos.empty() ? 0 : sum / double(r.qos.size());
+}
+
+TEST(MultiAppQos, NaiveQuotasRaiseTheQosKernelsIpcTowardItsGoal) {
+  std::filesystem::path cache = std::filesystem::temp_directory_path() / "gpumux-qos-run-test";
+  std::filesystem::remove_all(cache);
+  RunResult without = run_workload(shared_pair(""), options(cache));
+  RunResult with = run_workload(shared_pair("naive"), options(cache));
+  expect_all_passed(without);
+  expect_all_passed(with);
+  ASSERT_FALSE(without.qos.empty());
+  ASSERT_FALSE(with.qos.empty());
+  for (const KernelQos& q : with.qos) {
+    EXPECT_EQ(q.app, 0u);  // only the app with a goal
+    EXPECT_GT(q.goal_ipc, 0);
+  }
+  EXPECT_EQ(with.qos.front().goal_ipc, without.qos.front().goal_ipc);  // from the same isolated run
+  EXPECT_GT(mean_ratio(with), mean_ratio(without));
+  nlohmann::json j = to_json(with);
+  EXPECT_EQ(j.at("quota_scheme"), "naive");
+  EXPECT_EQ(j.at("qos").size(), with.qos.size());
+  EXPECT_NE(format_summary(with).find("QoS (naive): launch"), std::string::npos);
+  std::filesystem::remove_all(cache);
+}
+
+}  // namespace
+}  // namespace gpumux::multitask
