@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "env_var.h"
+#include "file_test_util.h"
 #include "gpumux/core/error.h"
 #include "gpumux/gpu/gpu.h"
 
@@ -17,12 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::read_file;
 
 // The dump without its "# from" lines, which name the sources.
 std::string values_of(const Config& c) {
@@ -53,7 +49,7 @@ TEST_F(Presets, AreTheTextOfConfigsToml) {
     ++files;
     const Preset* p = find_builtin_preset(e.path().stem().string());
     ASSERT_NE(p, nullptr) << e.path();
-    EXPECT_EQ(p->text, read(e.path())) << e.path();
+    EXPECT_EQ(p->text, read_file(e.path())) << e.path();
   }
   EXPECT_EQ(builtin_presets().size(), files);
   EXPECT_EQ(find_builtin_preset("nosuch"), nullptr);

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "file_test_util.h"
 #include "gpumux/core/error.h"
 
 namespace gpumux::experiments {
@@ -13,12 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::read_file;
 
 TEST(Process, CapturesOutputErrorAndExitCode) {
   ProcessResult r = run_process({"/bin/sh", "-c", "echo out; echo err >&2; exit 3"});
@@ -65,11 +61,11 @@ TEST(Process, OutputFileGetsBothStreams) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "");
-  EXPECT_EQ(read(f), "one\ntwo\n");
+  EXPECT_EQ(read_file(f), "one\ntwo\n");
 
   r = run_process({"gpumux-no-such-program"}, f);
   EXPECT_EQ(r.exit_code, 127);
-  EXPECT_NE(read(f).find("cannot execute gpumux-no-such-program"), std::string::npos) << read(f);
+  EXPECT_NE(read_file(f).find("cannot execute gpumux-no-such-program"), std::string::npos) << read_file(f);
   fs::remove(f);
 }
 

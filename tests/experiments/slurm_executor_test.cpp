@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 
+#include "file_test_util.h"
 #include "gpumux/core/error.h"
 #include "gpumux/experiments/executor.h"
 #include "gpumux/experiments/process.h"
@@ -26,12 +27,7 @@ namespace fs = std::filesystem;
 const fs::path kScript = fs::path(GPUMUX_SOURCE_DIR) / "scripts/slurm-local-cluster.sh";
 const fs::path kWorker = fs::path(GPUMUX_SOURCE_DIR) / "tests/experiments/fake-run-one.sh";
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::read_file;
 
 using test::EnvVar;
 
@@ -104,7 +100,7 @@ class SlurmExecutorTest : public ::testing::Test {
 
   // "START END" (ns) recorded by the stand-in.
   static std::pair<long long, long long> times(const RunTask& t) {
-    std::istringstream in(read(t.dir / "times"));
+    std::istringstream in(read_file(t.dir / "times"));
     long long start = 0, end = 0;
     in >> start >> end;
     return {start, end};
@@ -136,15 +132,15 @@ TEST_F(SlurmExecutorTest, TwoWavesWithFailuresThenResubmission) {
     EXPECT_EQ(fs::exists(t.dir / "error.txt"), should_fail) << t.label;
     if (!should_fail) {
       // Really run by Slurm as an array task, with the run-one arguments.
-      std::string run = read(t.dir / "run.json");
+      std::string run = read_file(t.dir / "run.json");
       EXPECT_NE(run.find(fmt::format("\"cache\": \"{}\"", (out / "cache").string())), std::string::npos) << run;
       EXPECT_EQ(run.find("\"slurm_task\": \"_\""), std::string::npos) << run;
-      EXPECT_NE(read(t.dir / "log.txt").find("ran " + t.dir.string()), std::string::npos);
+      EXPECT_NE(read_file(t.dir / "log.txt").find("ran " + t.dir.string()), std::string::npos);
     }
   }
   // The run's own error, and Slurm's account of the run it saw killed.
-  EXPECT_EQ(read(tasks[1].dir / "error.txt"), "failing on purpose\n");
-  std::string killed = read(tasks[4].dir / "error.txt");
+  EXPECT_EQ(read_file(tasks[1].dir / "error.txt"), "failing on purpose\n");
+  std::string killed = read_file(tasks[4].dir / "error.txt");
   EXPECT_NE(killed.find("ended in state FAILED without a result"), std::string::npos) << killed;
 
   // Wave 1 started only after every wave-0 run (the failed one included) ended.
@@ -162,7 +158,7 @@ TEST_F(SlurmExecutorTest, TwoWavesWithFailuresThenResubmission) {
 
   for (const char* f : {"1-w0-0.tasks", "1-w0-0.sbatch", "1-w1-0.tasks", "1-w1-0.sbatch"})
     EXPECT_TRUE(fs::exists(out / "slurm" / f)) << f;
-  EXPECT_NE(read(out / "slurm/1-w0-0.tasks").find(tasks[1].key + "\t" + tasks[1].label), std::string::npos);
+  EXPECT_NE(read_file(out / "slurm/1-w0-0.tasks").find(tasks[1].key + "\t" + tasks[1].label), std::string::npos);
 
   // Re-submitting the failed runs, now fixed, completes the study.
   std::vector<RunTask> failed{tasks[1], tasks[4]};
@@ -215,8 +211,8 @@ TEST_F(SlurmExecutorTest, TinyStudyMatchesLocalExecutor) {
   ProcessResult b = run(slurm, {"--executor", "slurm", "--mem", "1G", "--time", "00:10:00"});
   ASSERT_EQ(b.exit_code, 0) << b.out << b.err;
   EXPECT_TRUE(fs::exists(slurm / "slurm/1-w0-0.sbatch"));  // really through sbatch
-  EXPECT_FALSE(read(local / "results.csv").empty());
-  EXPECT_EQ(read(local / "results.csv"), read(slurm / "results.csv"));
+  EXPECT_FALSE(read_file(local / "results.csv").empty());
+  EXPECT_EQ(read_file(local / "results.csv"), read_file(slurm / "results.csv"));
 
   // Run again: nothing left to do, nothing submitted.
   b = run(slurm, {"--executor", "slurm"});

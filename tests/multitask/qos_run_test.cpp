@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "gpumux/multitask/runner.h"
+#include "multitask/run_test_util.h"
 
 namespace gpumux::multitask {
 namespace {
@@ -36,13 +37,7 @@ RunOptions options(const std::filesystem::path& cache) {
   return o;
 }
 
-void expect_all_passed(const RunResult& r) {
-  for (const AppOutcome& a : r.apps) {
-    EXPECT_TRUE(a.error.empty()) << a.name << ": " << a.error;
-    ASSERT_FALSE(a.runs.empty()) << a.name;
-    for (const AppRun& run : a.runs) EXPECT_TRUE(run.passed) << a.name << ": " << run.detail;
-  }
-}
+using test::expect_all_passed;
 
 // The mean achieved-over-goal ratio of the QoS app's launches.
 double mean_ratio(const RunResult& r) {

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "gpumux/core/error.h"
+#include "multitask/run_test_util.h"
 
 namespace gpumux::multitask {
 namespace {
@@ -38,13 +39,7 @@ RunOptions no_baselines() {
   return o;
 }
 
-void expect_all_passed(const RunResult& r) {
-  for (const AppOutcome& a : r.apps) {
-    EXPECT_TRUE(a.error.empty()) << a.name << ": " << a.error;
-    ASSERT_FALSE(a.runs.empty()) << a.name;
-    for (const AppRun& run : a.runs) EXPECT_TRUE(run.passed) << a.name << ": " << run.detail;
-  }
-}
+using test::expect_all_passed;
 
 // Four applications with mixed priorities and arrivals under every policy:
 // correct results everywhere, and the per-SM resource invariants hold at

@@ -17,16 +17,10 @@
 namespace gpumux {
 namespace {
 
+// As strings: the importer's keys and values are strings.
 std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || s[i] == sep) {
-      parts.emplace_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  return parts;
+  std::vector<std::string_view> v = split_gpgpusim_fields(s, sep);
+  return {v.begin(), v.end()};
 }
 
 std::string trim(std::string_view s) {
@@ -35,12 +29,6 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, s.find_last_not_of(" \t") - b + 1));
 }
 
-std::optional<uint64_t> to_uint(std::string_view s) {
-  uint64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
-}
 
 // GPGPU-Sim DRAM timing names and their keys; RC, nbkgrp, CCDL and RTPL are
 // checked by dram_timing(), the others are reported.
@@ -104,7 +92,7 @@ class Importer {
 
   void core_pipeline(const GpgpusimOption& o, const char*) {
     auto parts = split(o.value, ':');
-    auto threads = to_uint(parts[0]);
+    auto threads = parse_gpgpusim_uint(parts[0]);
     if (!threads) return note(o, "expected threads:warp_size");
     set(o, "sm.max_threads", parts[0]);
     set(o, "sm.warp_slots", std::to_string(*threads / 32));
@@ -148,7 +136,7 @@ class Importer {
     size_t semi = o.value.find(';');
     auto bit = at == std::string::npos || semi == std::string::npos
                    ? std::nullopt
-                   : to_uint(std::string_view(o.value).substr(at + 7, semi - at - 7));
+                   : parse_gpgpusim_uint(std::string_view(o.value).substr(at + 7, semi - at - 7));
     if (!bit || *bit > 30) return note(o, "no dramid@<bit>; prefix");
     set(o, key, std::to_string(uint64_t(1) << *bit));
     note(o, "row/bank/column bit map: gpumux splits partition-local addresses its own way");
@@ -175,7 +163,7 @@ class Importer {
 
   uint64_t uint_option(const char* option, uint64_t fallback) const {
     auto v = opts_.value(option);
-    auto n = v ? to_uint(*v) : std::nullopt;
+    auto n = v ? parse_gpgpusim_uint(*v) : std::nullopt;
     return n.value_or(fallback);
   }
 
@@ -276,12 +264,12 @@ void Importer::dram_timing(const GpgpusimOption& o, const char*) {
     }
     auto known = std::find_if(std::begin(kTimingNames), std::end(kTimingNames),
                               [&](const TimingName& t) { return kv[0] == t.name; });
-    if (kv[0] == "RAS") ras = to_uint(kv[1]);
-    if (kv[0] == "RP") rp = to_uint(kv[1]);
+    if (kv[0] == "RAS") ras = parse_gpgpusim_uint(kv[1]);
+    if (kv[0] == "RP") rp = parse_gpgpusim_uint(kv[1]);
     if (known != std::end(kTimingNames)) {
       set(o, known->key, kv[1]);
     } else if (kv[0] == "RC") {
-      rc = to_uint(kv[1]);
+      rc = parse_gpgpusim_uint(kv[1]);
     } else if (!(kv[0] == "nbkgrp" && kv[1] == "1") && !((kv[0] == "CCDL" || kv[0] == "RTPL") && kv[1] == "0")) {
       ignored.push_back(field);
     }
@@ -354,7 +342,7 @@ void Importer::memory_latencies() {
   for (const Latency& l : latencies) {
     const GpgpusimOption* o = opts_.find(l.option);
     if (!o) continue;
-    auto core_cycles = to_uint(o->value);
+    auto core_cycles = parse_gpgpusim_uint(o->value);
     if (!core_cycles) {
       note(*o, "not a number");
       continue;
@@ -379,7 +367,7 @@ void Importer::crossbar_buffers() {
   for (const auto& [option, key] : buffers) {
     const GpgpusimOption* o = opts_.find(option);
     if (!o) continue;
-    auto flits = to_uint(o->value);
+    auto flits = parse_gpgpusim_uint(o->value);
     if (!flits) {
       note(*o, "not a number");
       continue;
@@ -407,7 +395,7 @@ void Importer::intervals() {
   for (const UnitKind& k : kUnitKinds) {
     const GpgpusimOption* init = opts_.find(fmt::format("-ptx_opcode_initiation_{}", k.suffix));
     if (!init) continue;
-    auto cycles = to_uint(split(init->value, ',')[0]);
+    auto cycles = parse_gpgpusim_uint(split(init->value, ',')[0]);
     if (!cycles) {
       note(*init, "not a number");
       continue;

@@ -11,25 +11,6 @@ namespace {
 constexpr uint64_t kLineBytes = 128;
 constexpr uint64_t kMaxWays = 64;
 
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  for (size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || s[i] == sep) {
-      parts.push_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  return parts;
-}
-
-std::optional<uint64_t> to_uint(std::string_view s) {
-  uint64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
 char letter(const std::vector<std::string_view>& fields, size_t i) {
   return i < fields.size() && fields[i].size() == 1 ? fields[i][0] : '\0';
 }
@@ -37,21 +18,21 @@ char letter(const std::vector<std::string_view>& fields, size_t i) {
 }  // namespace
 
 std::optional<GpgpusimCacheSpec> parse_gpgpusim_cache(std::string_view text) {
-  std::vector<std::string_view> groups = split(text, ',');
-  std::vector<std::string_view> geo = split(groups[0], ':');
+  std::vector<std::string_view> groups = split_gpgpusim_fields(text, ',');
+  std::vector<std::string_view> geo = split_gpgpusim_fields(groups[0], ':');
   GpgpusimCacheSpec c;
   if (!geo.empty() && (geo[0] == "N" || geo[0] == "S")) {
     c.sectored = geo[0] == "S";
     geo.erase(geo.begin());
   }
   if (geo.size() != 3) return std::nullopt;
-  auto sets = to_uint(geo[0]), line = to_uint(geo[1]), ways = to_uint(geo[2]);
+  auto sets = parse_gpgpusim_uint(geo[0]), line = parse_gpgpusim_uint(geo[1]), ways = parse_gpgpusim_uint(geo[2]);
   if (!sets || !line || !ways || *sets == 0 || *line == 0 || *ways == 0) return std::nullopt;
   c.sets = *sets;
   c.line_bytes = *line;
   c.ways = *ways;
   if (groups.size() > 1) {
-    auto pol = split(groups[1], ':');
+    auto pol = split_gpgpusim_fields(groups[1], ':');
     c.replacement = letter(pol, 0);
     c.write = letter(pol, 1);
     c.allocate = letter(pol, 2);
@@ -59,11 +40,11 @@ std::optional<GpgpusimCacheSpec> parse_gpgpusim_cache(std::string_view text) {
     c.set_index = letter(pol, 4);
   }
   if (groups.size() > 2) {
-    auto mshr = split(groups[2], ':');
+    auto mshr = split_gpgpusim_fields(groups[2], ':');
     c.mshr_type = std::string(mshr[0]);
     if (mshr.size() == 3) {
-      c.mshr_entries = to_uint(mshr[1]);
-      c.mshr_merge = to_uint(mshr[2]);
+      c.mshr_entries = parse_gpgpusim_uint(mshr[1]);
+      c.mshr_merge = parse_gpgpusim_uint(mshr[2]);
     }
   }
   for (size_t g = 3; g < groups.size(); ++g) c.queue_groups.emplace_back(groups[g]);
@@ -89,6 +70,25 @@ FittedCache fit_gpgpusim_cache(uint64_t slice_bytes, uint64_t ways, uint32_t sli
   f.ways = uint32_t(fitted_ways);
   f.adjustment = fmt::format("{}", fmt::join(changes, "; "));
   return f;
+}
+
+std::vector<std::string_view> split_gpgpusim_fields(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || s[i] == sep) {
+      parts.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return parts;
+}
+
+std::optional<uint64_t> parse_gpgpusim_uint(std::string_view s) {
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
 }
 
 }  // namespace gpumux

@@ -25,6 +25,11 @@ struct GpgpusimCacheSpec {
   uint64_t bytes() const { return sets * line_bytes * ways; }
 };
 
+// The fields of an option value between separators `sep` (empty ones kept).
+std::vector<std::string_view> split_gpgpusim_fields(std::string_view s, char sep);
+// A whole decimal number, or nullopt.
+std::optional<uint64_t> parse_gpgpusim_uint(std::string_view s);
+
 // Nullopt when the geometry (the first group) is not <sets>:<line>:<ways>.
 std::optional<GpgpusimCacheSpec> parse_gpgpusim_cache(std::string_view text);
 
