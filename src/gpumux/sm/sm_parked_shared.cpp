@@ -4,19 +4,19 @@
 // TB elsewhere. Evicting writes it to the first lines of the TB's save area,
 // one line per cycle through the same memory path as a context save.
 #include <algorithm>
+#include <utility>
 
 #include "gpumux/sm/sm.h"
 
 namespace gpumux::sm {
 
-std::vector<Sm::ParkedShared>::iterator Sm::find_parked(uint32_t kernel_id, uint64_t tb_index) {
+std::vector<Sm::ParkedShared>::const_iterator Sm::find_parked(uint32_t kernel_id, uint64_t tb_index) const {
   return std::find_if(parked_.begin(), parked_.end(),
                       [&](const ParkedShared& p) { return p.kernel->id == kernel_id && p.index == tb_index; });
 }
 
-std::vector<Sm::ParkedShared>::const_iterator Sm::find_parked(uint32_t kernel_id, uint64_t tb_index) const {
-  return std::find_if(parked_.begin(), parked_.end(),
-                      [&](const ParkedShared& p) { return p.kernel->id == kernel_id && p.index == tb_index; });
+std::vector<Sm::ParkedShared>::iterator Sm::find_parked(uint32_t kernel_id, uint64_t tb_index) {
+  return parked_.begin() + (std::as_const(*this).find_parked(kernel_id, tb_index) - parked_.cbegin());
 }
 
 void Sm::park_shared(uint16_t ti) {

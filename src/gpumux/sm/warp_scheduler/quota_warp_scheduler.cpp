@@ -1,13 +1,18 @@
 #include "gpumux/sm/warp_scheduler/quota_warp_scheduler.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace gpumux::sm {
 
-KernelQuotas::Entry* KernelQuotas::find(uint32_t kernel) {
-  for (Entry& e : entries_)
+const KernelQuotas::Entry* KernelQuotas::find(uint32_t kernel) const {
+  for (const Entry& e : entries_)
     if (e.kernel == kernel) return &e;
   return nullptr;
+}
+
+KernelQuotas::Entry* KernelQuotas::find(uint32_t kernel) {
+  return const_cast<Entry*>(std::as_const(*this).find(kernel));
 }
 
 void KernelQuotas::set(uint32_t kernel, int64_t quota, bool qos) {
@@ -33,9 +38,8 @@ void KernelQuotas::charge(uint32_t kernel, uint32_t threads) {
 }
 
 std::optional<int64_t> KernelQuotas::remaining(uint32_t kernel) const {
-  for (const Entry& e : entries_)
-    if (e.kernel == kernel) return e.left;
-  return std::nullopt;
+  const Entry* e = find(kernel);
+  return e ? std::optional<int64_t>(e->left) : std::nullopt;
 }
 
 int QuotaWarpScheduler::pick(std::span<const WarpView> warps) {

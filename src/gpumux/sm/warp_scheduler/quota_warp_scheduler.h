@@ -40,6 +40,7 @@ class KernelQuotas {
     int64_t quota = 0, left = 0;
     bool qos = false;
   };
+  const Entry* find(uint32_t kernel) const;
   Entry* find(uint32_t kernel);
   bool qos_exhausted() const;
   std::vector<Entry> entries_;  // a handful of kernels: a linear search is fastest
