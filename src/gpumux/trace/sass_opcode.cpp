@@ -265,6 +265,12 @@ SassForm sass_form(const ptx::Instruction& in, Space space, bool in_kernel) {
     case Opcode::Activemask: return {"VOTE.ANY"};
     // Volta has no REDUX (Accel-Sim's map is Volta's): a butterfly shuffle is its core step.
     case Opcode::Redux: return {"SHFL.BFLY"};
+    case Opcode::Tex: return {"TEX"};
+    case Opcode::Tld4: return {"TLD4"};
+    case Opcode::Txq: return {"TXQ"};
+    case Opcode::Suld: return {"SULD"};
+    case Opcode::Sust: return {"SUST"};
+    case Opcode::Suq: return {"SUQ"};
     case Opcode::Invalid:
     case Opcode::NumOpcodes: break;
   }

@@ -1,0 +1,117 @@
+// txq and suq, and the faults of texture and surface instructions: a handle
+// of the wrong kind, a geometry that does not match the object, a surface
+// access out of range with .trap.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <vector>
+
+#include "gpumux/core/error.h"
+#include "gpumux/runtime/runtime.h"
+
+namespace gpumux {
+namespace {
+
+constexpr const char* kPtx = R"(
+.version 9.0
+.target sm_80
+.address_size 64
+.visible .entry query(.param .u64 tex, .param .u64 surf, .param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [tex];
+  ld.param.u64 %rd2, [surf];
+  ld.param.u64 %rd3, [out];
+  txq.width.b32 %r1, [%rd1];
+  txq.height.b32 %r2, [%rd1];
+  txq.array_size.b32 %r3, [%rd1];
+  txq.filter_mode.b32 %r4, [%rd1];
+  suq.width.b32 %r5, [%rd2];
+  suq.depth.b32 %r6, [%rd2];
+  st.global.v4.u32 [%rd3], {%r1, %r2, %r3, %r4};
+  st.global.v2.u32 [%rd3+16], {%r5, %r6};
+  ret;
+}
+.visible .entry fetch2d(.param .u64 tex, .param .u64 out)
+{
+  .reg .f32 %f<8>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [tex];
+  ld.param.u64 %rd2, [out];
+  mov.f32 %f5, 0f3F000000;
+  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f5}];
+  st.global.f32 [%rd2], %f1;
+  ret;
+}
+.visible .entry store_at(.param .u64 surf, .param .u32 x)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [surf];
+  ld.param.u32 %r1, [x];
+  mov.u32 %r2, 7;
+  sust.b.1d.b32.trap [%rd1, {%r1}], {%r2};
+  ret;
+}
+)";
+
+struct Fixture {
+  runtime::Device dev;
+  runtime::Context& ctx = dev.create_context("tex");
+  runtime::Module& mod = ctx.load_module_string(kPtx, "tex_e2e.ptx");
+};
+
+std::string fault_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const DeviceFault& e) {
+    return e.what();
+  }
+  return "(no fault)";
+}
+
+TEST(TextureInstructions, QueriesReportTheObjects) {
+  Fixture fx;
+  exec::ArrayDesc layered{{1, 32, exec::ChannelKind::Float}, 8, 3, 5};
+  layered.layered = true;
+  const uint64_t arr = fx.ctx.malloc_array(layered);
+  exec::TextureResource r;
+  r.array = arr;
+  exec::TextureDesc d;
+  d.filter = exec::FilterMode::Linear;
+  const uint64_t tex = fx.ctx.create_texture(r, d);
+  const uint64_t surf = fx.ctx.create_surface(fx.ctx.malloc_array({{2, 16, exec::ChannelKind::Unsigned}, 4, 4, 6}));
+  runtime::DevPtr out = fx.ctx.malloc(24);
+  fx.ctx.launch(fx.mod.kernel("query"), {1}, {1}, tex, surf, out);
+  EXPECT_EQ(fx.ctx.read<uint32_t>(out, 6), (std::vector<uint32_t>{8, 3, 5, 1, 4, 6}));
+}
+
+TEST(TextureInstructions, WrongObjectsAndOutOfRangeAccessesFault) {
+  Fixture fx;
+  const uint64_t a1 = fx.ctx.malloc_array({{1, 32, exec::ChannelKind::Float}, 4, 0, 0});
+  const uint64_t surf = fx.ctx.create_surface(a1);
+  exec::TextureResource r;
+  r.array = a1;
+  const uint64_t tex1d = fx.ctx.create_texture(r, exec::TextureDesc{});
+  runtime::DevPtr out = fx.ctx.malloc(4);
+  std::string f = fault_of([&] { fx.ctx.launch(fx.mod.kernel("fetch2d"), {1}, {1}, surf, out); });
+  EXPECT_NE(f.find("is not a live texture object"), std::string::npos) << f;
+  EXPECT_NE(f.find("tex_e2e.ptx:29"), std::string::npos) << f;
+  f = fault_of([&] { fx.ctx.launch(fx.mod.kernel("fetch2d"), {1}, {1}, tex1d, out); });
+  EXPECT_NE(f.find("tex.2d on a 1D object"), std::string::npos) << f;
+
+  fx.ctx.launch(fx.mod.kernel("store_at"), {1}, {1}, surf, 12u);  // the last element: inside
+  f = fault_of([&] { fx.ctx.launch(fx.mod.kernel("store_at"), {1}, {1}, surf, 16u); });
+  EXPECT_NE(f.find("surface access out of range: byte x 16"), std::string::npos) << f;
+  std::vector<float> back(4);
+  // The context faulted; a new one sees its own objects only.
+  runtime::Context& other = fx.dev.create_context("other");
+  runtime::Module& m2 = other.load_module_string(kPtx, "tex_e2e.ptx");
+  runtime::DevPtr o2 = other.malloc(4);
+  f = fault_of([&] { other.launch(m2.kernel("fetch2d"), {1}, {1}, tex1d, o2); });
+  EXPECT_NE(f.find("is not a live texture object"), std::string::npos) << f;
+}
+
+}  // namespace
+}  // namespace gpumux
