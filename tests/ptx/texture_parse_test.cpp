@@ -10,16 +10,9 @@ namespace gpumux::ptx {
 namespace {
 
 using test::kernel_with;
+const auto& error_of = test::body_error;
 using test::parse_one;
 
-std::string error_of(const std::string& body) {
-  try {
-    parse_ptx(kernel_with(body), "bad.ptx");
-  } catch (const LoadError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST(PtxTextureParse, TexForms) {
   Instruction a = parse_one("\ttex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%f5, %f6}];");
