@@ -1,13 +1,16 @@
-// txq and suq, and the faults of texture and surface instructions: a handle
+// txq and suq, the texture unit's latency on the timing model, and the faults of texture and surface instructions: a handle
 // of the wrong kind, a geometry that does not match the object, a surface
 // access out of range with .trap.
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "gpumux/core/error.h"
+#include "gpumux/gpu/gpu.h"
 #include "gpumux/runtime/runtime.h"
+#include "gpumux/timing/timing_backend.h"
 
 namespace gpumux {
 namespace {
@@ -111,6 +114,65 @@ TEST(TextureInstructions, WrongObjectsAndOutOfRangeAccessesFault) {
   runtime::DevPtr o2 = other.malloc(4);
   f = fault_of([&] { other.launch(m2.kernel("fetch2d"), {1}, {1}, tex1d, o2); });
   EXPECT_NE(f.find("is not a live texture object"), std::string::npos) << f;
+}
+
+}  // namespace
+}  // namespace gpumux
+
+namespace gpumux {
+namespace {
+
+// Sixteen dependent fetches (each index is the previous texel): on the
+// timing model each waits for the one before, so sm.latency.texture adds
+// sixteen times over.
+constexpr const char* kChainPtx = R"(
+.version 9.0
+.target sm_80
+.address_size 64
+.visible .entry chain(.param .u64 tex, .param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [tex];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, 0;
+  mov.u32 %r2, 0;
+LOOP:
+  tex.1d.v4.s32.s32 {%r1, %r3, %r4, %r5}, [%rd1, {%r1}];
+  add.u32 %r2, %r2, 1;
+  setp.lt.u32 %p1, %r2, 16;
+  @%p1 bra LOOP;
+  st.global.u32 [%rd2], %r1;
+  ret;
+}
+)";
+
+Cycle chain_cycles(uint32_t texture_latency) {
+  GpuConfig cfg = gpu::load_config("gtx980").values();
+  cfg.sm.latency.texture = texture_latency;
+  std::unique_ptr<runtime::Device> dev = timing::make_device(cfg);
+  runtime::Context& ctx = dev->create_context("chain");
+  runtime::Module& mod = ctx.load_module_string(kChainPtx, "chain.ptx");
+  std::vector<int32_t> next(64);
+  for (int i = 0; i < 64; ++i) next[size_t(i)] = (i * 5 + 3) % 64;
+  exec::TextureResource r;
+  r.kind = exec::ResourceKind::Linear;
+  r.ptr = ctx.malloc_copy(next);
+  r.format = {1, 32, exec::ChannelKind::Signed};
+  r.size_bytes = 64 * 4;
+  runtime::DevPtr out = ctx.malloc(4);
+  ctx.launch(mod.kernel("chain"), {1}, {1}, ctx.create_texture(r, exec::TextureDesc{}), out);
+  int32_t want = 0;
+  for (int k = 0; k < 16; ++k) want = next[size_t(want)];
+  EXPECT_EQ(ctx.read<int32_t>(out, 1)[0], want);
+  return timing::backend_of(*dev).busy_cycles();
+}
+
+TEST(TextureTiming, TheTextureUnitLatencyDelaysEveryFetch) {
+  const Cycle base = chain_cycles(0), slow = chain_cycles(200);
+  // Up to a few cycles apart: memory responses align to the memory clock.
+  EXPECT_NEAR(double(slow - base), 16.0 * 200, 16);
 }
 
 }  // namespace
