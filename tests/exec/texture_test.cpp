@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "gpumux/core/error.h"
@@ -62,6 +63,15 @@ TEST(TextureFetch, PointSamplingTakesFloorAndClamps) {
   const Texel4 t = f.fetch(0.5f);
   EXPECT_EQ(std::bit_cast<float>(t[1]), 0.0f);
   EXPECT_EQ(std::bit_cast<float>(t[3]), 1.0f);
+}
+
+TEST(TextureFetch, NonFiniteCoordinatesReadATexelOfTheAddressMode) {
+  Fixture f(k1d, kRamp, desc(AddressMode::Clamp, FilterMode::Point));
+  EXPECT_EQ(f.fetch_f(std::numeric_limits<float>::quiet_NaN()), 1.0f);
+  EXPECT_EQ(f.fetch_f(std::numeric_limits<float>::infinity()), 8.0f);
+  EXPECT_EQ(f.fetch_f(-std::numeric_limits<float>::infinity()), 1.0f);
+  Fixture w(k1d, kRamp, desc(AddressMode::Wrap, FilterMode::Point, true));
+  EXPECT_EQ(w.fetch_f(1e30f), 1.0f);  // a far texel, wrapped: 10^12 mod 4 = 0
 }
 
 TEST(TextureFetch, LinearFilteringUsesNineBitWeights) {

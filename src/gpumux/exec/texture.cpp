@@ -179,6 +179,13 @@ std::optional<int64_t> address(int64_t i, uint32_t n, AddressMode m, bool normal
 
 uint32_t float_bits(float f) { return std::bit_cast<uint32_t>(f); }
 
+// floor(v) as a texel index; NaN reads index 0 and infinities a far texel
+// (the address mode then applies), never an out-of-range conversion.
+int64_t floor_index(float v) {
+  if (std::isnan(v)) return 0;
+  return int64_t(std::clamp(std::floor(v), -1e12f, 1e12f));
+}
+
 // Raw channel c of the texel at p, sign- or zero-extended to 32 bits.
 uint32_t raw_channel(const uint8_t* p, const ChannelFormat& f, unsigned c) {
   const uint8_t* q = p + c * (f.bits / 8);
@@ -274,15 +281,14 @@ Texel4 texture_fetch(const TexelSource& s, const std::array<float, 3>& coords, u
     for (unsigned d = 0; d < l.dims; ++d) u[d] *= float(size[d]);
   Fetcher f{s, layer_slice(l, layer, face), normalized, first_texel};
   if (s.tex.desc.filter == FilterMode::Point || !float_result) {
-    return f.as_result(f.offset(int64_t(std::floor(u[0])), int64_t(std::floor(u[1])), int64_t(std::floor(u[2]))),
-                       float_result);
+    return f.as_result(f.offset(floor_index(u[0]), floor_index(u[1]), floor_index(u[2])), float_result);
   }
   // Linear: the 2^dims texels around u - 0.5, weighted in 9-bit fixed point.
   std::array<int64_t, 3> i0{};
   std::array<float, 3> w{};
   for (unsigned d = 0; d < l.dims; ++d) {
     const float b = u[d] - 0.5f;
-    i0[d] = int64_t(std::floor(b));
+    i0[d] = floor_index(b);
     w[d] = quantize_weight(b - std::floor(b));
   }
   std::array<float, 4> acc{};
@@ -315,7 +321,7 @@ Texel4 texture_gather(const TexelSource& s, float x, float y, unsigned comp, boo
   const bool normalized = s.tex.desc.normalized_coords;
   if (normalized) x *= float(l.width), y *= float(l.height);
   Fetcher f{s, 0, normalized, first_texel};
-  const int64_t i = int64_t(std::floor(x - 0.5f)), j = int64_t(std::floor(y - 0.5f));
+  const int64_t i = floor_index(x - 0.5f), j = floor_index(y - 0.5f);
   const std::array<std::array<int64_t, 2>, 4> corners{{{i, j + 1}, {i + 1, j + 1}, {i + 1, j}, {i, j}}};
   Texel4 out{};
   for (unsigned k = 0; k < 4; ++k) out[k] = f.as_result(f.offset(corners[k][0], corners[k][1], 0), float_result)[comp];
