@@ -57,6 +57,25 @@ constexpr const char* kPtx = R"(
   sust.b.1d.b32.trap [%rd1, {%r1}], {%r2};
   ret;
 }
+.visible .entry store_p(.param .u64 half_surf, .param .u64 byte_surf)
+{
+  .reg .b32 %r<8>;
+  .reg .f32 %f<4>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [half_surf];
+  ld.param.u64 %rd2, [byte_surf];
+  mov.u32 %r1, 1;
+  mov.u32 %r2, 0;
+  mov.f32 %f1, 0f3F800000;
+  mov.f32 %f2, 0fC0000000;
+  mov.f32 %f3, 0f3EAAAAAB;
+  sust.p.2d.v4.b32.trap [%rd1, {%r1, %r2}], {%f1, %f2, %f3, %f1};
+  mov.u32 %r4, 7;
+  mov.u32 %r5, 511;
+  mov.u32 %r6, 9;
+  sust.p.2d.v4.b32.trap [%rd2, {%r1, %r2}], {%r4, %r5, %r6, %r6};
+  ret;
+}
 )";
 
 struct Fixture {
@@ -88,6 +107,22 @@ TEST(TextureInstructions, QueriesReportTheObjects) {
   runtime::DevPtr out = fx.ctx.malloc(24);
   fx.ctx.launch(fx.mod.kernel("query"), {1}, {1}, tex, surf, out);
   EXPECT_EQ(fx.ctx.read<uint32_t>(out, 6), (std::vector<uint32_t>{8, 3, 5, 1, 4, 6}));
+}
+
+// sust.p: element x; f32 values rounded into a half-float format, integers
+// keep their low bits, values beyond the format's channels are dropped.
+TEST(TextureInstructions, FormattedSurfaceStoresConvertToTheFormat) {
+  Fixture fx;
+  const uint64_t half4 = fx.ctx.malloc_array({{4, 16, exec::ChannelKind::Float}, 2, 1, 0});
+  const uint64_t byte2 = fx.ctx.malloc_array({{2, 8, exec::ChannelKind::Unsigned}, 2, 1, 0});
+  fx.ctx.launch(fx.mod.kernel("store_p"), {1}, {1}, fx.ctx.create_surface(half4), fx.ctx.create_surface(byte2));
+  std::vector<uint16_t> h(8);
+  fx.ctx.memcpy_from_array(h.data(), 16, half4, 0, 0, 0, 16, 1);
+  // 1.0, -2.0, 1/3 (0x3555, rounded to nearest), 1.0 in element 1; element 0 untouched.
+  EXPECT_EQ(h, (std::vector<uint16_t>{0, 0, 0, 0, 0x3c00, 0xc000, 0x3555, 0x3c00}));
+  std::vector<uint8_t> b(4);
+  fx.ctx.memcpy_from_array(b.data(), 4, byte2, 0, 0, 0, 4, 1);
+  EXPECT_EQ(b, (std::vector<uint8_t>{0, 0, 7, 0xff}));
 }
 
 TEST(TextureInstructions, WrongObjectsAndOutOfRangeAccessesFault) {

@@ -11,6 +11,7 @@
 
 #include "gpumux/exec/address_space.h"
 #include "gpumux/exec/bind_tables.h"
+#include "gpumux/exec/compute/half.h"
 #include "gpumux/exec/thread_block.h"
 #include "gpumux/exec/texture.h"
 
@@ -189,18 +190,22 @@ void suq(StepContext& c, const ptx::Instruction& in) {
 // the access of `bytes` must be aligned and inside the surface, else the
 // instruction's mode: .trap faults, .clamp moves it to the nearest
 // element inside, .zero reads zeros and drops the store.
-template <bool Store>
+// sust.p (Formatted): x counts elements; the .b32 values are channels R, G,
+// B, A of the surface's format, f32 for float formats (16-bit floats rounded
+// to nearest even) and integers otherwise (their low bits); values beyond the
+// format's channels are ignored, channels beyond the values keep their bytes.
+template <bool Store, bool Formatted = false>
 void surface_access(StepContext& c, const ptx::Instruction& in) {
   const unsigned es = ptx::type_size(in.type);
-  const uint32_t bytes = es * in.vec;
   const ptx::Operand& coords = in.ops[Store ? 1 : 2];
   const ptx::Operand& values = in.ops[Store ? 2 : 0];
   for_each_lane(c.mask, [&](unsigned lane) {
     const TexelLayout& l = surface_of(c, in, lane);
+    const uint32_t bytes = Formatted ? l.format.element_bytes() : es * in.vec;
     const TexGeom g = in.tex.geom;
     const bool array = g == TexGeom::A1d || g == TexGeom::A2d;
     const unsigned first = array ? 1 : 0;
-    int64_t x = int32_t(vec_elem(c, coords, first, lane));
+    int64_t x = int64_t(int32_t(vec_elem(c, coords, first, lane))) * (Formatted ? bytes : 1);
     int64_t y = l.dims >= 2 ? int32_t(vec_elem(c, coords, first + 1, lane)) : 0;
     int64_t z = array ? int64_t(int32_t(vec_elem(c, coords, 0, lane)))
                       : l.is_3d ? int32_t(vec_elem(c, coords, 2, lane)) : 0;
@@ -234,7 +239,14 @@ void surface_access(StepContext& c, const ptx::Instruction& in) {
     for (unsigned k = 0; k < in.vec; ++k) {
       if (values.vec[k] == ptx::kNoReg) continue;
       uint64_t& r = c.lanes(values.vec[k])[lane];
-      if constexpr (Store) {
+      if constexpr (Formatted) {
+        if (k >= l.format.channels) break;
+        const unsigned cb = l.format.bits / 8;
+        uint64_t v = r;
+        if (l.format.kind == ChannelKind::Float && cb == 2)
+          v = compute::from_double<compute::Half>(double(from_bits<float>(r))).bits;
+        std::memcpy(p + k * cb, &v, cb);
+      } else if constexpr (Store) {
         std::memcpy(p + k * es, &r, es);  // little-endian: the low bytes
       } else {
         r = 0;
@@ -275,11 +287,11 @@ ptx::ExecHandler bind_texture(const ptx::Instruction& in, std::string& why) {
       return &suq;
     case Opcode::Suld: return &surface_access<false>;
     case Opcode::Sust:
-      if (in.tex.formatted) {
-        why = "sust.p (formatted surface store) is not modeled";
+      if (in.tex.formatted && in.type != ptx::Type::B32) {
+        why = "sust.p needs .b32 values";
         return nullptr;
       }
-      return &surface_access<true>;
+      return in.tex.formatted ? &surface_access<true, true> : &surface_access<true>;
     default: return nullptr;
   }
 }
