@@ -87,6 +87,13 @@ TEST(PtxTextureParse, MalformedFormsNameTheProblem) {
   EXPECT_NE(error_of("\tsuld.b.2d.b32 {%r1}, [%rd2, {%r1, %r2}];").find("out-of-range mode"), std::string::npos);
   EXPECT_NE(error_of("\tsuld.b.2d.v2.b32.trap {%r1}, [%rd2, {%r1, %r2}];").find("value vector of 2"),
             std::string::npos);
+  // Forms gpumux does not model are reported, not errors.
+  Module off = parse_ptx(kernel_with("\ttex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%f5, %f6}], {%r1, %r2};\n"
+                                     "\ttex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd2, {%f5, %f6}];"),
+                         "o.ptx");
+  ASSERT_EQ(off.unsupported.size(), 2u);
+  EXPECT_EQ(off.unsupported[0].construct, "tex.2d.v4.f32.f32 (offset or depth-compare operands)");
+  EXPECT_EQ(off.unsupported[1].construct, "tex.2d.v4.f32.f32 (predicate destination (sparse texture residency))");
   // A query suq does not have is an unsupported modifier, reported by ptx check.
   Module m = parse_ptx(kernel_with("\tsuq.filter_mode.b32 %r1, [%rd1];"), "q.ptx");
   ASSERT_EQ(m.unsupported.size(), 1u);

@@ -1761,6 +1761,7 @@ class Parser {
 
   void validate_operands(const Instruction& in, const Token& op_tok) {
     if (is_texture_op(in.op)) {
+      if (std::string u = texture_unsupported_form(in); !u.empty()) unsupported(fmt::format("{} ({})", op_tok.text, u));
       const std::string e = texture_operands_error(in);
       if (!e.empty()) fail(op_tok, fmt::format("'{}' takes {}", op_tok.text, e));
       return;

@@ -166,6 +166,22 @@ std::string texture_modifiers_missing(const Instruction& in) {
   }
 }
 
+namespace {
+
+// Operands of tex/tld4 without offsets or depth compare.
+unsigned fetch_operand_count(const Instruction& in) {
+  return in.tex.lod == TexLod::Level ? 4 : in.tex.lod == TexLod::Grad ? 5 : 3;
+}
+
+}  // namespace
+
+std::string texture_unsupported_form(const Instruction& in) {
+  if (in.pred_dst2 != kNoReg) return "predicate destination (sparse texture residency)";
+  if ((in.op == Opcode::Tex || in.op == Opcode::Tld4) && in.nops > fetch_operand_count(in))
+    return "offset or depth-compare operands";
+  return "";
+}
+
 // Operands (flattened: "[a, b]" is two operands):
 //   tex  d, a, c {, lod | , dPdx, dPdy}   tld4 d, a, c   txq d, a {, lod}
 //   suld d, a, c   sust a, c, v   suq d, a
@@ -177,8 +193,7 @@ std::string texture_operands_error(const Instruction& in) {
   switch (in.op) {
     case Opcode::Tex:
     case Opcode::Tld4: {
-      const unsigned want = in.tex.lod == TexLod::Level ? 4 : in.tex.lod == TexLod::Grad ? 5 : 3;
-      if (auto e = count(want); !e.empty()) return e;
+      if (auto e = count(fetch_operand_count(in)); !e.empty()) return e;
       if (!is_vector(in.ops[0], 4)) return "a destination vector of 4 registers";
       if (!is_register(in.ops[1])) return "a texture object in a 64-bit register";
       if (!is_vector(in.ops[2], coords)) return fmt::format("a coordinate vector of {} registers", coords);

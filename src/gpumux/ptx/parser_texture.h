@@ -17,6 +17,10 @@ bool apply_texture_modifier(Instruction& in, std::string_view m);
 unsigned texture_type_count(const Instruction& in);
 // What a complete instruction still lacks ("a geometry (.1d, .2d, ...)"), or "" if nothing.
 std::string texture_modifiers_missing(const Instruction& in);
+// Why a well-formed instruction is a form gpumux does not model (tex/tld4
+// with offset or depth-compare operands, a predicate destination for sparse
+// residency), or "" if none.
+std::string texture_unsupported_form(const Instruction& in);
 // Why the operands do not have the opcode's shape, or "" if they do.
 std::string texture_operands_error(const Instruction& in);
 // Coordinates of a geometry's coordinate vector (tex: with the layer of
