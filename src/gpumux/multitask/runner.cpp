@@ -164,6 +164,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
         Cycle start = hs.now();
         runtime::Context& ctx = dev->create_context(app.name, uint32_t(i));
         ctx.set_priority(app.priority);
+        ctx.set_warp_budget(app.warp_budget.value_or(1));
         ctx.set_cpu_gap_ns(app.cpu_gap_us * 1000.0);
         workloads::CheckResult check;
         bool failed = false;
@@ -191,6 +192,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
           hs.request_stop();
           return;
         }
+        if (!w.run.restart && completions[i] >= w.run.completions) return;
         // Otherwise restart, to keep the pressure on the others.
       }
     });
@@ -278,6 +280,7 @@ WorkloadFile isolated_workload(const AppSpec& a, const WorkloadFile& w) {
   AppSpec solo = a;
   solo.arrival = 0;
   solo.priority = 0;
+  solo.warp_budget.reset();  // a single kernel is one QAWS group: its budget cannot matter
   alone.apps = {solo};
   return alone;
 }
@@ -290,8 +293,8 @@ bool is_isolated_run(const WorkloadFile& w) {
   const AppSpec &a = w.apps[0], &b = alone.apps[0];
   return w.policy == alone.policy && w.quota_scheme.empty() && w.policy_options.tb_quota_by_app.empty() &&
          a.arrival == b.arrival &&
-         a.priority == b.priority && w.run.until == alone.run.until && w.run.completions == alone.run.completions &&
-         w.run.max_cycles == alone.run.max_cycles;
+         a.priority == b.priority && a.warp_budget == b.warp_budget && w.run.until == alone.run.until && w.run.completions == alone.run.completions &&
+         w.run.max_cycles == alone.run.max_cycles && w.run.restart == alone.run.restart;
 }
 
 // The app alone on the same GPU: one run, from cycle 0. Nothing when that run
@@ -350,6 +353,7 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
   std::vector<std::string> overrides = w.overrides;
   overrides.insert(overrides.end(), o.overrides.begin(), o.overrides.end());
   Config config = gpu::load_config(w.gpu, overrides);
+  check_warp_budgets(w, config);
   // Goals first: the quota scheme needs them during the run.
   std::vector<std::optional<Baseline>> alone(w.apps.size());
   gpu::QosGoals goals;

@@ -23,11 +23,15 @@ struct KernelInstance {
   uint32_t id = 0;     // launch order, unique in the run
   uint32_t app = 0;    // application (context) id
   int priority = 0;    // of its stream: higher is more urgent
+  uint32_t warp_budget = 1;  // its application's, for the QAWS warp scheduler
   StatKey key = kNoKey;
   std::string label;   // "app.kernel"
   exec::GridLaunch grid;
   const ModuleTiming* timing = nullptr;
   TbNeeds needs;
+  // No TB left to place (set by the dispatcher): its resident TBs are its
+  // last, kernel-aware warp schedulers issue them first.
+  bool all_placed = false;
   uint64_t warp_insts = 0;  // issued so far on all SMs (per-launch IPC)
   // Finished TBs and their summed residency in cycles: the average TB length
   // a preemption mechanism uses to predict how long draining a TB takes.

@@ -40,6 +40,7 @@ void TimingBackend::launch(Launch& l) {
   k->app = app;
   k->label = l.ctx->name() + "." + name;
   k->priority = l.ctx->priority() + l.stream.priority;
+  k->warp_budget = l.ctx->warp_budget();
   k->key = gpu_.keys().key(app, num, k->label);
   exec::GridLaunch& g = k->grid;
   g.module = &mod;
