@@ -2,9 +2,12 @@
 // launched just after the first; with a larger warp budget the second
 // finishes sooner than under GTO (which favours the older kernel's warps),
 // and both compute the right results. Budgets are refused without QAWS.
+// Kernel-aware Fair on the same pair: equal isolated issue rates, equal shares.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
+#include <utility>
 
 #include "gpumux/core/error.h"
 #include "gpumux/multitask/runner.h"
@@ -14,9 +17,10 @@
 namespace gpumux::multitask {
 namespace {
 
+// 4 SMs: each pc kernel's 16 TBs fill half of every SM, as in the study.
 std::string pair_toml(const std::string& scheduler, const std::string& k2_budget) {
   return "gpu = \"" GPUMUX_SOURCE_DIR "/configs/titanv.toml\"\n"
-         "set = [\"gpu.num_sms=2\", \"pcie.latency_us=0\", \"pcie.bandwidth_gbps=1000000\", \"sm.warp_scheduler=" + scheduler + "\"]\n"
+         "set = [\"gpu.num_sms=4\", \"pcie.latency_us=0\", \"pcie.bandwidth_gbps=1000000\", \"sm.warp_scheduler=" + scheduler + "\"]\n"
          "[policy]\nname = \"smk-even\"\n"
          "[run]\nrestart = false\n"
          "[[app]]\nbenchmark = \"pc\"\n"
@@ -42,6 +46,20 @@ TEST(QawsRun, TheSecondKernelFinishesSoonerThanUnderGto) {
   EXPECT_GT(k2_gto, k1_gto);    // GTO: the older kernel first (priority inversion)
   EXPECT_LT(k2_qaws, k2_gto);   // QAWS: the budget-8 kernel sooner
   EXPECT_LT(k2_qaws, k1_qaws);  // and before the budget-1 kernel
+}
+
+TEST(KernelAwareRun, FairGivesTwoEqualKernelsEqualShares) {
+  RunResult none = run(pair_toml("ka-none", ""));
+  RunResult fair = run(pair_toml("ka-fair", ""));  // makes both apps' isolated runs for their issue rates
+  test::expect_all_passed(none);
+  test::expect_all_passed(fair);
+  auto ends = [](const RunResult& r) {
+    return std::pair{double(r.apps[0].runs[0].end), double(r.apps[1].runs[0].end)};
+  };
+  auto [k1_none, k2_none] = ends(none);
+  auto [k1_fair, k2_fair] = ends(fair);
+  EXPECT_GT(k2_none, 1.2 * k1_none);              // GTO order: K2 waits for K1
+  EXPECT_LT(std::abs(k2_fair - k1_fair), 0.1 * k1_fair);  // equal shares: they end together
 }
 
 TEST(QawsRun, BudgetsAreRefusedWithoutQaws) {

@@ -3,27 +3,21 @@
 // context switches reaches its budget; generalised to N groups.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
 
 #include "gpumux/sm/warp_scheduler/warp_scheduler.h"
+#include "sm/warp_views.h"
 
 namespace gpumux::sm {
 namespace {
 
-// Warps in slot order, oldest first, each with its kernel's budget; all ready.
-std::vector<WarpView> warps_with(std::vector<uint32_t> budgets) {
-  std::vector<WarpView> ws;
-  for (size_t i = 0; i < budgets.size(); ++i) {
-    WarpView v;
-    v.slot = uint16_t(i);
-    v.kernel = budgets[i];
-    v.age = i;
-    v.budget = budgets[i];
-    v.ready = true;
-    ws.push_back(v);
-  }
+// Warps in slot order, oldest first, all ready; each kernel's budget is its id.
+std::vector<WarpView> warps_with(const std::vector<uint32_t>& budgets) {
+  std::vector<WarpView> ws = test::ready_warps(budgets);
+  for (WarpView& w : ws) w.budget = w.kernel;
   return ws;
 }
 

@@ -121,7 +121,7 @@ std::vector<KernelQos> kernel_qos(gpu::Gpu& g, const RunResult& r, const gpu::Qo
 // The part of the run that is simulated: no baselines, no metrics. `goals`:
 // those of the quota scheme and of the QoS results.
 RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline* timeline,
-                   const gpu::QosGoals& goals) {
+                   const gpu::QosGoals& goals, const std::vector<double>& issue_rates = {}) {
   RunResult result;
   const GpuConfig& cfg = config.values();
   result.gpu = cfg.gpu.name;
@@ -129,6 +129,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
   result.quota_scheme = w.quota_scheme;
   auto dev = timing::make_device(cfg, frontend::make_sharing_policy(w.policy, w.policy_options));
   timing::TimingBackend& backend = timing::backend_of(*dev);
+  backend.set_isolated_issue_rates(issue_rates);
   gpu::Gpu& g = backend.gpu();
   if (!w.quota_scheme.empty()) g.enable_qos(gpu::make_quota_scheme(w.quota_scheme, goals));
   std::optional<TbSpanRecorder> spans;
@@ -366,7 +367,21 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
     if (!alone[i]) throw ApiError(fmt::format("app {}: qos_goal needs its isolated run, but {}", w.apps[i].name, error));
     goals.ipc_by_app[i] = *w.apps[i].qos_goal * alone[i]->ipc();
   }
-  RunResult r = simulate(w, config, o.timeline, goals);
+  // ka-fair's quotas need every app's isolated issue rate.
+  std::vector<double> issue_rates;
+  const GpuConfig& cfg = config.values();
+  if (cfg.sm.warp_scheduler == "ka-fair") {
+    for (size_t i = 0; i < w.apps.size(); ++i) {
+      std::string error;
+      if (!alone[i]) alone[i] = isolated(w.apps[i], config, w, o, error);
+      if (!alone[i])
+        throw ApiError(fmt::format("app {}: sm.warp_scheduler ka-fair needs its isolated run, but {}", w.apps[i].name,
+                                   error));
+      double scheduler_cycles = double(std::max<Cycle>(alone[i]->kernel_cycles, 1)) * cfg.gpu.num_sms * cfg.sm.sub_cores;
+      issue_rates.push_back(double(alone[i]->warp_insts) / scheduler_cycles);
+    }
+  }
+  RunResult r = simulate(w, config, o.timeline, goals, issue_rates);
   for (AppOutcome& a : r.apps) measure(a, w.run, r.cycles);
   if (!o.baselines) return r;
   std::vector<AppTimes> times;

@@ -24,6 +24,10 @@ struct KernelInstance {
   uint32_t app = 0;    // application (context) id
   int priority = 0;    // of its stream: higher is more urgent
   uint32_t warp_budget = 1;  // its application's, for the QAWS warp scheduler
+  // ka-fair: its isolated issue rate x% over the warps it has per sub-core
+  // alone (T_k TBs per SM), so that a sub-core's sum over the kernel's
+  // resident warps is C_k = x% S_k / T_k (GPU Maestro, equation 4); 0: unknown.
+  float fair_weight = 0;
   StatKey key = kNoKey;
   std::string label;   // "app.kernel"
   exec::GridLaunch grid;
