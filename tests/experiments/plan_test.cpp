@@ -169,5 +169,24 @@ TEST(ExperimentPlan, CpuGapsReachTheMixesAndTheIsolatedRuns) {
   EXPECT_EQ(runs[3].task.label, "pc[cpu_gap_us=1;priority=1]+vecadd+lbm fcfs seed 1");
 }
 
+TEST(ExperimentPlan, ConfigWarpBudgetsReachTheMixesByPositionNotTheIsolatedRuns) {
+  std::vector<PlannedRun> runs = plan_study(
+      study("policies = [\"smk-even\"]\nconfigs = [{ label = \"qaws-b4\", set = [\"sm.warp_scheduler=qaws\"], "
+            "warp_budgets = [1, 4] }]\nmixes = [[\"pc\", \"vecadd\", \"lbm\"]]"),
+      "/tmp/out");
+  ASSERT_EQ(runs.size(), 4u);
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_FALSE(multitask::parse_workload(runs[i].workload_toml, "w", ".").apps[0].warp_budget.has_value());
+  multitask::WorkloadFile mix = multitask::parse_workload(runs[3].workload_toml, "w", ".");
+  EXPECT_EQ(mix.apps[0].warp_budget, 1u);
+  EXPECT_EQ(mix.apps[1].warp_budget, 4u);
+  EXPECT_FALSE(mix.apps[2].warp_budget.has_value());  // beyond the list: the default, 1
+  // Budgets under a config without QAWS: the planned workload is refused.
+  EXPECT_THROW(plan_study(study("policies = [\"smk-even\"]\nconfigs = [{ label = \"b\", set = [], "
+                                "warp_budgets = [1, 4] }]\nmixes = [[\"pc\", \"vecadd\"]]"),
+                          "/tmp/out"),
+               LoadError);
+}
+
 }  // namespace
 }  // namespace gpumux::experiments

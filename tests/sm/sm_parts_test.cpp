@@ -85,7 +85,7 @@ TEST(WarpSchedulers, TwoLevelSchedulesOnlyItsActiveSet) {
 
 TEST(WarpSchedulers, RegistryRejectsUnknownNames) {
   EXPECT_THROW(make_warp_scheduler("nope", SmParams{}), LoadError);
-  EXPECT_EQ(warp_scheduler_names().size(), 3u);
+  EXPECT_EQ(warp_scheduler_names().size(), 8u);
 }
 
 }  // namespace

@@ -85,6 +85,7 @@ class Planner {
     run.insert("completions", alone ? 1 : int64_t(s_.run.completions));
     run.insert("max_cycles", alone ? 0 : int64_t(s_.run.max_cycles));
     run.insert("measure", !alone && s_.run.measure == multitask::RunRule::Measure::All ? "all" : "first");
+    if (!alone && !s_.run.restart) run.insert("restart", false);
     w.insert("run", run);
     toml::array apps;
     for (const MixApp& a : mix) {
@@ -95,6 +96,8 @@ class Planner {
         if (policy.priorities || key.str() != "priority") app.insert(key, value);
       if (double gap = s_.sweep.cpu_gaps.of(a.benchmark); gap > 0 && !app.contains("cpu_gap_us"))
         app.insert("cpu_gap_us", gap);
+      if (!alone && apps.size() < config.warp_budgets.size())
+        app.insert("warp_budget", int64_t(config.warp_budgets[apps.size()]));
       apps.push_back(std::move(app));
     }
     w.insert("app", apps);

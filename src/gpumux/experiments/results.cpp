@@ -79,6 +79,9 @@ void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
     for (auto& axis : r.axes()) cells.push_back(axis);
     if (r.kind != PlannedRun::Kind::Mix) cells.push_back({"kind", r.kind == PlannedRun::Kind::Alone ? "alone" : "classify"});
     cells.push_back({"size", s.sweep.size});
+    std::set<std::string> benchmarks;
+    for (const MixApp& m : r.apps) benchmarks.insert(m.benchmark);
+    cells.push_back({"mix_benchmarks", std::to_string(benchmarks.size())});  // 1: a homogeneous mix
     if (s.classify) cells.push_back({"category", category});
     const MixApp& app = r.apps.at(i);
     bool passed = a.at("error").get<std::string>().empty() && !a.at("runs").empty();

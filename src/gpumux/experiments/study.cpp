@@ -154,6 +154,15 @@ void read_sweep(StrictTable& t, Sweep& s) {
       c.label = ct.get<std::string>("label", "a string").value_or("");
       if (c.label.empty()) t.fail(e, "configs", "every config needs a label");
       c.set = strings(ct, "set");
+      if (const toml::node* b = ct.node("warp_budgets")) {
+        const toml::array* arr = b->as_array();
+        if (!arr || arr->empty()) ct.fail(*b, "warp_budgets", "expected an array of budgets, one per mix position");
+        for (const auto& v : *arr) {
+          auto budget = v.value_exact<int64_t>();
+          if (!budget || *budget < 1 || *budget > (1 << 16)) ct.fail(v, "warp_budgets", "expected integers in 1..65536");
+          c.warp_budgets.push_back(uint32_t(*budget));
+        }
+      }
       ct.finish();
       s.configs.push_back(std::move(c));
     }

@@ -11,7 +11,7 @@
 //   size = "medium"  seeds = [1]
 //   policies = ["fcfs", { label = "quota4", name = "smk-quota", ... },
 //               { label = "fcfs-np", name = "fcfs", priorities = false }]   # apps all at priority 0
-//   configs = [{ label = "gto", set = [] }]
+//   configs = [{ label = "gto", set = [] }]      # + warp_budgets = [1, 4]: QAWS budgets by mix position
 //   mixes = [["sgemm", "lbm"], [{ benchmark = "sgemm", priority = 1 }, "lbm"]]
 //                                  # and/or: pairs = { of = [...], ordered = true },
 //                                  #   random = { count = 10, apps = [2, 4], from = [...], seed = 1,
@@ -69,6 +69,9 @@ std::string mix_label(const Mix& mix);
 struct ConfigChoice {
   std::string label = "base";
   std::vector<std::string> set;
+  // QAWS: the warp_budget of a mix's i-th application (the runs of mixes
+  // only; an isolated run has one kernel, one group); empty: none.
+  std::vector<uint32_t> warp_budgets;
 };
 
 struct RandomMixes {

@@ -188,7 +188,8 @@ Cycle TbDispatcher::tick(Cycle now) {
       if (sink_) sink_->tb_started(s.id(), *r->kernel, tb, now);
       if (p_.check_invariants) check_sm_invariants(s, *policy_, active_kernels());
       placed = true;
-      last_dispatched |= !r->tbs_left();
+      r->kernel->all_placed = !r->tbs_left();
+      last_dispatched |= r->kernel->all_placed;
       break;
     }
   }

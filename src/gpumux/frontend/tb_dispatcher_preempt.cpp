@@ -109,6 +109,7 @@ void TbDispatcher::tb_preempted(uint32_t sm, sm::KernelInstance& k, sm::Preempte
   // flush that completes at once).
   repartition_pending_ |= !r.tbs_left();
   r.preempted.push_back(std::move(tb));
+  k.all_placed = false;
 }
 
 void TbDispatcher::shared_evicted(uint32_t, sm::KernelInstance& k, uint64_t tb_index) {

@@ -121,7 +121,7 @@ std::vector<KernelQos> kernel_qos(gpu::Gpu& g, const RunResult& r, const gpu::Qo
 // The part of the run that is simulated: no baselines, no metrics. `goals`:
 // those of the quota scheme and of the QoS results.
 RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline* timeline,
-                   const gpu::QosGoals& goals) {
+                   const gpu::QosGoals& goals, const std::vector<double>& issue_rates = {}) {
   RunResult result;
   const GpuConfig& cfg = config.values();
   result.gpu = cfg.gpu.name;
@@ -129,6 +129,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
   result.quota_scheme = w.quota_scheme;
   auto dev = timing::make_device(cfg, frontend::make_sharing_policy(w.policy, w.policy_options));
   timing::TimingBackend& backend = timing::backend_of(*dev);
+  backend.set_isolated_issue_rates(issue_rates);
   gpu::Gpu& g = backend.gpu();
   if (!w.quota_scheme.empty()) g.enable_qos(gpu::make_quota_scheme(w.quota_scheme, goals));
   std::optional<TbSpanRecorder> spans;
@@ -164,6 +165,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
         Cycle start = hs.now();
         runtime::Context& ctx = dev->create_context(app.name, uint32_t(i));
         ctx.set_priority(app.priority);
+        ctx.set_warp_budget(app.warp_budget.value_or(1));
         ctx.set_cpu_gap_ns(app.cpu_gap_us * 1000.0);
         workloads::CheckResult check;
         bool failed = false;
@@ -191,6 +193,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
           hs.request_stop();
           return;
         }
+        if (!w.run.restart && completions[i] >= w.run.completions) return;
         // Otherwise restart, to keep the pressure on the others.
       }
     });
@@ -278,6 +281,7 @@ WorkloadFile isolated_workload(const AppSpec& a, const WorkloadFile& w) {
   AppSpec solo = a;
   solo.arrival = 0;
   solo.priority = 0;
+  solo.warp_budget.reset();  // a single kernel is one QAWS group: its budget cannot matter
   alone.apps = {solo};
   return alone;
 }
@@ -290,8 +294,8 @@ bool is_isolated_run(const WorkloadFile& w) {
   const AppSpec &a = w.apps[0], &b = alone.apps[0];
   return w.policy == alone.policy && w.quota_scheme.empty() && w.policy_options.tb_quota_by_app.empty() &&
          a.arrival == b.arrival &&
-         a.priority == b.priority && w.run.until == alone.run.until && w.run.completions == alone.run.completions &&
-         w.run.max_cycles == alone.run.max_cycles;
+         a.priority == b.priority && a.warp_budget == b.warp_budget && w.run.until == alone.run.until && w.run.completions == alone.run.completions &&
+         w.run.max_cycles == alone.run.max_cycles && w.run.restart == alone.run.restart;
 }
 
 // The app alone on the same GPU: one run, from cycle 0. Nothing when that run
@@ -350,6 +354,7 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
   std::vector<std::string> overrides = w.overrides;
   overrides.insert(overrides.end(), o.overrides.begin(), o.overrides.end());
   Config config = gpu::load_config(w.gpu, overrides);
+  check_warp_budgets(w, config);
   // Goals first: the quota scheme needs them during the run.
   std::vector<std::optional<Baseline>> alone(w.apps.size());
   gpu::QosGoals goals;
@@ -362,7 +367,21 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
     if (!alone[i]) throw ApiError(fmt::format("app {}: qos_goal needs its isolated run, but {}", w.apps[i].name, error));
     goals.ipc_by_app[i] = *w.apps[i].qos_goal * alone[i]->ipc();
   }
-  RunResult r = simulate(w, config, o.timeline, goals);
+  // ka-fair's quotas need every app's isolated issue rate.
+  std::vector<double> issue_rates;
+  const GpuConfig& cfg = config.values();
+  if (cfg.sm.warp_scheduler == "ka-fair") {
+    for (size_t i = 0; i < w.apps.size(); ++i) {
+      std::string error;
+      if (!alone[i]) alone[i] = isolated(w.apps[i], config, w, o, error);
+      if (!alone[i])
+        throw ApiError(fmt::format("app {}: sm.warp_scheduler ka-fair needs its isolated run, but {}", w.apps[i].name,
+                                   error));
+      double scheduler_cycles = double(std::max<Cycle>(alone[i]->kernel_cycles, 1)) * cfg.gpu.num_sms * cfg.sm.sub_cores;
+      issue_rates.push_back(double(alone[i]->warp_insts) / scheduler_cycles);
+    }
+  }
+  RunResult r = simulate(w, config, o.timeline, goals, issue_rates);
   for (AppOutcome& a : r.apps) measure(a, w.run, r.cycles);
   if (!o.baselines) return r;
   std::vector<AppTimes> times;

@@ -204,6 +204,11 @@ RunRule parse_run_rule(StrictTable& parent) {
   run.completions = uint32_t(rt.integer("completions", 1, 1000).value_or(1));
   run.max_cycles = Cycle(rt.integer("max_cycles", 0, int64_t(1) << 50).value_or(0));
   run.measure = rt.choice("measure", {{"first", RunRule::Measure::First}, {"all", RunRule::Measure::All}}, run.measure);
+  if (auto r = rt.get<bool>("restart", "true or false")) {
+    if (!*r && run.until == RunRule::Until::Cycles)
+      rt.fail(*rt.node("restart"), "restart", "restart = false needs until = \"completions\" (a cycle-limited run restarts)");
+    run.restart = *r;
+  }
   if (run.until == RunRule::Until::Cycles && run.max_cycles == 0)
     rt.fail(*rn, "max_cycles", "until = \"cycles\" needs max_cycles > 0");
   rt.finish();
@@ -321,6 +326,7 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
   const toml::array* apps = an->as_array();
   if (!apps || !apps->is_array_of_tables()) top.fail(*an, "app", "expected [[app]] tables");
   std::map<std::string, int> name_uses;
+  std::string qaws_scheduler;  // the config's warp scheduler, loaded for the first warp_budget
   for (size_t i = 0; i < apps->size(); ++i) {
     const toml::table& at = *apps->get(i)->as_table();
     std::string path = fmt::format("app[{}]", i);
@@ -343,6 +349,13 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
       a.user = parse_user_program(t, at, dir, *ptx);
     }
     read_app_options(t, a);
+    if (const toml::node* b = t.node("warp_budget")) {
+      a.warp_budget = uint32_t(*t.integer("warp_budget", 1, 1 << 16));
+      if (qaws_scheduler.empty()) qaws_scheduler = gpu::load_config(w.gpu, w.overrides).values().sm.warp_scheduler;
+      if (qaws_scheduler != "qaws")
+        t.fail(*b, "warp_budget",
+               fmt::format("only used with sm.warp_scheduler = \"qaws\" (this workload's GPU has '{}')", qaws_scheduler));
+    }
     a.seed = uint64_t(t.integer("seed", 0, int64_t(1) << 62).value_or(int64_t(seed + i)));
     if (auto n = t.get<std::string>("name", "a string")) {
       if (n->empty()) t.fail(*t.node("name"), "name", "must not be empty");
@@ -386,6 +399,14 @@ WorkloadFile load_workload_file(const std::filesystem::path& file) {
   std::stringstream ss;
   ss << in.rdbuf();
   return parse_workload(ss.str(), file.string(), file.parent_path());
+}
+
+void check_warp_budgets(const WorkloadFile& w, const Config& config) {
+  const std::string& scheduler = config.values().sm.warp_scheduler;
+  for (const AppSpec& a : w.apps)
+    if (a.warp_budget && scheduler != "qaws")
+      throw LoadError(fmt::format("{}: app '{}': warp_budget is only used with sm.warp_scheduler = \"qaws\", but the "
+                                  "overrides give '{}'", w.source, a.name, scheduler));
 }
 
 void validate(const WorkloadFile& w) {

@@ -23,6 +23,7 @@
 //   completions = 1                     # every app completes this many runs; early finishers restart
 //   max_cycles = 0                      # core cycles; 0 = no limit (required with until = "cycles")
 //   measure = "first"                   # which runs give an app's time: "first" or "all" (mean)
+//   restart = true                      # false: an app that has completed its runs ends (no pressure on the others)
 //
 //   [[app]]
 //   benchmark = "sgemm"                 # from the workload library (gpumux list), or
@@ -34,6 +35,7 @@
 //   seed = 7                            # optional
 //   qos_goal = 0.5                      # optional: fraction of isolated IPC (quota schemes, QoS results)
 //   cpu_gap_us = 5.0                    # host CPU time before each API call (Context::set_cpu_gap_ns)
+//   warp_budget = 4                     # QAWS warp budget of its kernels (needs sm.warp_scheduler = "qaws"); default 1
 #pragma once
 
 #include <cstdint>
@@ -43,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "gpumux/core/config.h"
 #include "gpumux/core/engine.h"
 #include "gpumux/core/strict_toml.h"
 #include "gpumux/frontend/sharing_policy.h"
@@ -62,6 +65,7 @@ struct AppSpec {
   int priority = 0;
   uint64_t seed = 1;
   std::optional<double> qos_goal;
+  std::optional<uint32_t> warp_budget;  // QAWS (docs/warp-scheduling.md); unset: 1
   double cpu_gap_us = 0;  // host code between API calls (runtime::Context::set_cpu_gap_ns)
 
   // "sgemm" or "ptx:saxpy.ptx", for reports.
@@ -77,6 +81,7 @@ struct RunRule {
   uint32_t completions = 1;
   Cycle max_cycles = 0;  // 0: none
   Measure measure = Measure::First;
+  bool restart = true;  // early finishers run again until every app has completed
 };
 
 struct WorkloadFile {
@@ -102,6 +107,9 @@ RunRule parse_run_rule(StrictTable& parent);
 void read_app_options(StrictTable& t, AppSpec& a);
 // A host CPU time in microseconds, 0 to 1e6 (0 when absent).
 double cpu_microseconds(StrictTable& t, std::string_view key);
+// Refuses warp budgets when the effective GPU config (`config`: the file's
+// and the command line's overrides) has no QAWS warp scheduler.
+void check_warp_budgets(const WorkloadFile& w, const Config& config);
 // Checks what parsing cannot (policy and its options, names); run by both loaders.
 void validate(const WorkloadFile& w);
 

@@ -169,6 +169,10 @@ class Context {
   // priority); higher is more urgent.
   int priority() const { return priority_; }
   void set_priority(int p) { priority_ = p; }
+  // Warp budget of the application's kernels under the QAWS warp scheduler
+  // (docs/warp-scheduling.md); 1 by default.
+  uint32_t warp_budget() const { return warp_budget_; }
+  void set_warp_budget(uint32_t b) { warp_budget_ = b; }
 
   // Host CPU time (the full-system model: an application is a sequence of
   // API calls with host code between them). host_compute() spends `ns` of
@@ -282,6 +286,7 @@ class Context {
   Device& dev_;
   uint32_t id_, app_;
   int priority_ = 0;
+  uint32_t warp_budget_ = 1;
   uint64_t cpu_gap_ps_ = 0;
   std::string name_;
   std::unique_ptr<exec::AddressSpace> mem_;

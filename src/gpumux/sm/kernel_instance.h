@@ -23,11 +23,19 @@ struct KernelInstance {
   uint32_t id = 0;     // launch order, unique in the run
   uint32_t app = 0;    // application (context) id
   int priority = 0;    // of its stream: higher is more urgent
+  uint32_t warp_budget = 1;  // its application's, for the QAWS warp scheduler
+  // ka-fair: its isolated issue rate x% over the warps it has per sub-core
+  // alone (T_k TBs per SM), so that a sub-core's sum over the kernel's
+  // resident warps is C_k = x% S_k / T_k (GPU Maestro, equation 4); 0: unknown.
+  float fair_weight = 0;
   StatKey key = kNoKey;
   std::string label;   // "app.kernel"
   exec::GridLaunch grid;
   const ModuleTiming* timing = nullptr;
   TbNeeds needs;
+  // No TB left to place (set by the dispatcher): its resident TBs are its
+  // last, kernel-aware warp schedulers issue them first.
+  bool all_placed = false;
   uint64_t warp_insts = 0;  // issued so far on all SMs (per-launch IPC)
   // Finished TBs and their summed residency in cycles: the average TB length
   // a preemption mechanism uses to predict how long draining a TB takes.

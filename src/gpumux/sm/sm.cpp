@@ -308,7 +308,8 @@ IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
   StatKey stall_key = kNoKey;
   for (uint16_t slot : sc.warps) {
     WarpSlot& w = warps_[slot];
-    WarpView v{slot, w.kernel->id, w.kernel->app, w.age, false, false};
+    WarpView v{slot, w.kernel->id, w.kernel->app, w.age, w.kernel->warp_budget, w.kernel->fair_weight, false, false,
+               w.kernel->all_placed || tbs_[w.tb].marked};
     IssueOutcome why;
     if (w.block == Block::Barrier) {
       why = IssueOutcome::Barrier;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/exec/loaded_module.h"
+#include "gpumux/frontend/policies/common.h"
 
 namespace gpumux::timing {
 
@@ -40,6 +41,7 @@ void TimingBackend::launch(Launch& l) {
   k->app = app;
   k->label = l.ctx->name() + "." + name;
   k->priority = l.ctx->priority() + l.stream.priority;
+  k->warp_budget = l.ctx->warp_budget();
   k->key = gpu_.keys().key(app, num, k->label);
   exec::GridLaunch& g = k->grid;
   g.module = &mod;
@@ -69,6 +71,8 @@ void TimingBackend::launch(Launch& l) {
                                "the {} config ({} threads, {} B shared memory)",
                                name, n.threads, n.shared_bytes, gpu_.config().gpu.name, sp.max_threads,
                                sp.shared_mem_bytes));
+  if (double x = app < issue_rates_.size() ? issue_rates_[app] : 0; x > 0)
+    k->fair_weight = float(x * sp.sub_cores / (double(frontend::policy::tbs_per_empty_sm(*k, sp)) * n.warps));
   launches_[l.ctx].push_back(gpu_.dispatcher().enqueue(std::move(k), l.stream.id, name));
 }
 

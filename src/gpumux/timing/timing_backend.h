@@ -51,6 +51,10 @@ class TimingBackend : public runtime::LaunchBackend {
   void transfer(runtime::Context& ctx, runtime::Transfer kind, uint64_t bytes) override;
   void release(runtime::Context& ctx) override;
   void set_waiter(HostWaiter* w) { waiter_ = w; }
+  // ka-fair: each application's isolated issue rate (the fraction of
+  // warp-scheduler cycles its kernels issued alone), by app id; each launch
+  // gets its KernelInstance::fair_weight from it.
+  void set_isolated_issue_rates(std::vector<double> by_app) { issue_rates_ = std::move(by_app); }
   double now_ms() const override { return gpu_.now_ms(); }
   uint64_t warp_instructions() const override { return gpu_.warp_instructions(); }
 
@@ -73,6 +77,7 @@ class TimingBackend : public runtime::LaunchBackend {
   std::map<const exec::LoadedModule*, TimingEntry> timings_;
   std::map<const runtime::Context*, std::exception_ptr> faults_;  // broken contexts
   std::map<const runtime::Context*, std::vector<size_t>> launches_;  // records of unsynchronized launches
+  std::vector<double> issue_rates_;  // by app id (ka-fair)
   std::map<std::pair<uint32_t, std::string>, uint32_t> kernel_numbers_;  // (app, name) -> stats kernel id
   uint32_t next_launch_ = 0;
 };

@@ -24,8 +24,13 @@ struct WarpView {
   uint32_t kernel = 0;   // launch id, unique in the run
   uint32_t app = 0;
   uint64_t age = 0;      // dispatch order: smaller is older
+  uint32_t budget = 1;   // its kernel's warp budget (QAWS)
+  float fair_weight = 0;  // its kernel's KernelInstance::fair_weight (ka-fair)
   bool ready = false;    // can issue this cycle (operands, instruction, unit)
   bool long_wait = false;  // waits for memory or a barrier (two-level demotes it)
+  // Its TB is being drained, or its kernel has no TB left to place (kernel-aware
+  // schedulers issue such warps first, to free the SM sooner).
+  bool urgent = false;
 };
 
 class WarpScheduler {
