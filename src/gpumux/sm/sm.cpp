@@ -148,6 +148,7 @@ uint16_t Sm::occupy_tb_slot(KernelInstance& k, uint64_t tb_index, std::unique_pt
   t.regs = *regs_.allocate(k.needs.registers);
   t.smem = smem ? *smem : *smem_.allocate(k.needs.shared_bytes);
   t.tb = std::move(tb);
+  t.tb->set_clock_source(&clock_now_);
   t.phase = phase;
   t.marked = false;
   t.started = now;
@@ -490,6 +491,7 @@ Cycle Sm::tick(Cycle now) {
     for (SubCore& sc : sub_cores_)
       if (sc.last != IssueOutcome::Issued) stats_.issue[unsigned(sc.last)][sc.last_key].add(now - accounted_);
   accounted_ = now + 1;
+  clock_now_ = now;
 
   lsu_send();
   Cycle next = lsu_count_ ? now + 1 : kNever;
