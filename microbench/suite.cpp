@@ -1,9 +1,11 @@
 #include "suite.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <limits>
 #include <memory>
+#include <span>
 
 #include "embedded_ptx.h"
 #include "gpumux/core/error.h"
@@ -96,8 +98,8 @@ std::string row_detail(Bench& b) {
   return fmt::format("DRAM row hits {}, closed {}, conflicts {}", hits, misses, conflicts);
 }
 
-Measurement chase(const GpuConfig& cfg, const char* name, const char* method, uint64_t count, uint64_t stride,
-                  int warm, bool dram) {
+Measurement chase(const GpuConfig& cfg, const char* name, const char* method, uint64_t count, uint64_t stride, int warm,
+                  bool dram) {
   Bench b(cfg);
   DevPtr chain = pointer_chain(b, count, stride);
   DevPtr out = b.ctx().malloc(16);
@@ -152,8 +154,8 @@ Measurement stream(const GpuConfig& cfg, const char* name, const char* kernel, c
 
 // One TB per SM reading a window of `window_bytes` `passes` times; TB b starts
 // `offset_bytes` * b into an array of `array_bytes`.
-double window_cycles(Bench& b, const GpuConfig& cfg, uint64_t array_bytes, uint64_t window_bytes,
-                     uint64_t offset_bytes, int passes, int warm) {
+double window_cycles(Bench& b, const GpuConfig& cfg, uint64_t array_bytes, uint64_t window_bytes, uint64_t offset_bytes,
+                     int passes, int warm) {
   uint32_t threads = std::min<uint32_t>(1024, cfg.sm.max_threads), blocks = cfg.gpu.num_sms;
   DevPtr a = b.ctx().malloc(array_bytes), out = b.ctx().malloc(blocks * 16);
   int64_t n = int64_t(array_bytes / 16), window = int64_t(window_bytes / 16), offset = int64_t(offset_bytes / 16);
@@ -173,19 +175,63 @@ Measurement launch_overhead(const GpuConfig& cfg, int kernels) {
 
 }  // namespace
 
-std::vector<Measurement> run_suite(const GpuConfig& cfg, unsigned scale) {
+const std::vector<std::string>& measurement_names() {
+  static const std::vector<std::string> names = {"l1_hit_latency",
+                                                 "l2_hit_latency",
+                                                 "dram_latency_seq",
+                                                 "dram_latency_far",
+                                                 "shared_latency",
+                                                 "const_latency",
+                                                 "shared_stride1",
+                                                 "shared_stride2",
+                                                 "shared_stride32",
+                                                 "shared_conflict_way",
+                                                 "fp32_latency",
+                                                 "fp64_latency",
+                                                 "int_latency",
+                                                 "sfu_latency",
+                                                 "cvt_latency",
+                                                 "fp32_throughput",
+                                                 "fp64_throughput",
+                                                 "int_throughput",
+                                                 "sfu_throughput",
+                                                 "atomic_global_latency",
+                                                 "atomic_shared_latency",
+                                                 "dram_read_bw",
+                                                 "dram_write_bw",
+                                                 "dram_copy_bw",
+                                                 "l2_read_bw",
+                                                 "l1_read_bw",
+                                                 "kernel_launch",
+                                                 "tb_launch",
+                                                 "barrier"};
+  return names;
+}
+
+std::vector<Measurement> run_suite(const GpuConfig& cfg, unsigned scale, std::span<const std::string> only) {
+  const std::vector<std::string>& all = measurement_names();
+  for (const std::string& name : only)
+    if (std::find(all.begin(), all.end(), name) == all.end())
+      throw ApiError(fmt::format("no measurement named '{}' (docs/calibration.md lists them)", name));
+  auto want = [&](std::string_view name) {
+    return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
+  };
   const uint64_t l1 = uint64_t(cfg.l1d.size_kb) * 1024, l2 = uint64_t(cfg.l2.size_kb) * 1024;
   std::vector<Measurement> m;
 
   // Memory latencies: one thread chasing pointers (no address arithmetic).
-  m.push_back(chase(cfg, "l1_hit_latency", "pointer chase, 64 lines (8 KB), warmed", 64, kLine, 64, false));
+  if (want("l1_hit_latency"))
+    m.push_back(chase(cfg, "l1_hit_latency", "pointer chase, 64 lines (8 KB), warmed", 64, kLine, 64, false));
   uint64_t l2_lines = 4 * l1 / kLine;
-  m.push_back(chase(cfg, "l2_hit_latency", "pointer chase over 4x the L1D, warmed", l2_lines, kLine, int(l2_lines),
-                    false));
-  m.push_back(chase(cfg, "dram_latency_seq", "pointer chase, cold, consecutive 128 B lines", 3 * kSteps + 1, kLine, 0,
-                    true));
-  m.push_back(chase(cfg, "dram_latency_far", "pointer chase, cold, 64 KB apart", 3 * kSteps + 1, 64 * 1024, 0, true));
-  {
+  if (want("l2_hit_latency"))
+    m.push_back(
+        chase(cfg, "l2_hit_latency", "pointer chase over 4x the L1D, warmed", l2_lines, kLine, int(l2_lines), false));
+  if (want("dram_latency_seq"))
+    m.push_back(
+        chase(cfg, "dram_latency_seq", "pointer chase, cold, consecutive 128 B lines", 3 * kSteps + 1, kLine, 0, true));
+  if (want("dram_latency_far"))
+    m.push_back(chase(cfg, "dram_latency_far", "pointer chase, cold, 64 KB apart", 3 * kSteps + 1, 64 * 1024, 0, true));
+  if (want("shared_latency")) {
     Bench b(cfg);
     std::vector<uint32_t> chain(256);
     for (uint32_t i = 0; i < chain.size(); ++i) chain[i] = ((i + 1) % 256) * 4;  // byte offsets
@@ -193,19 +239,21 @@ std::vector<Measurement> run_suite(const GpuConfig& cfg, unsigned scale) {
     b.launch("chase_shared", 1, 1, c, 256, out, b.sink());
     m.push_back({"shared_latency", "cycles", per_step(b, out), "chase in shared memory (one add per step)", ""});
   }
-  {
+  if (want("const_latency")) {
     Bench b(cfg);
     std::vector<uint32_t> chain(1024);
     for (uint32_t i = 0; i < chain.size(); ++i) chain[i] = (i + 1) % 1024;
     b.to_symbol("cchain", chain.data(), chain.size() * 4);
     DevPtr out = b.ctx().malloc(16);
     b.launch("chase_const", 1, 1, out, b.sink());
-    m.push_back({"const_latency", "cycles", per_step(b, out), "chase in constant memory (index shift and add per step)",
-                 ""});
+    m.push_back(
+        {"const_latency", "cycles", per_step(b, out), "chase in constant memory (index shift and add per step)", ""});
   }
   // Shared-memory banks: every warp of a TB, eight independent loads per iteration.
   double stride1 = 0;
   for (int stride : {1, 2, 32}) {
+    if (!want("shared_stride1") && !want("shared_stride2") && !want("shared_stride32") && !want("shared_conflict_way"))
+      break;
     Bench b(cfg);
     uint32_t threads = std::min<uint32_t>(1024, cfg.sm.max_threads);
     DevPtr out = b.ctx().malloc(threads / 32 * 16);
@@ -220,42 +268,54 @@ std::vector<Measurement> run_suite(const GpuConfig& cfg, unsigned scale) {
                    "extra cycles per extra way of a bank conflict (stride 32 vs 1)", ""});
   }
   // Arithmetic: dependent-issue latency and per-SM throughput.
-  m.push_back(dependent<float>(cfg, "fp32_latency", "lat_fp32", "dependent fma.rn.f32 chain", 1.0001f, 0.5f));
-  m.push_back(dependent<double>(cfg, "fp64_latency", "lat_fp64", "dependent fma.rn.f64 chain", 1.0001, 0.5));
-  m.push_back(dependent<int>(cfg, "int_latency", "lat_int", "dependent mad.lo.s32 chain", 3, 7));
-  m.push_back(dependent<float>(cfg, "sfu_latency", "lat_sfu", "dependent sin.approx.f32 chain", 0.5f, 0.f));
-  m.push_back(dependent<float>(cfg, "cvt_latency", "lat_cvt", "dependent cvt.rni.s32.f32 / cvt.rn.f32.s32 chain",
-                               12.5f, 0.f, 2));
-  m.push_back(throughput<float>(cfg, "fp32_throughput", "thr_fp32", "fma.rn.f32, 4 chains per thread", 1.0001f,
-                                0.5f, 8 * int(scale)));
-  m.push_back(throughput<double>(cfg, "fp64_throughput", "thr_fp64", "fma.rn.f64, 4 chains per thread", 1.0001, 0.5,
-                                 8 * int(scale)));
-  m.push_back(throughput<int>(cfg, "int_throughput", "thr_int", "mad.lo.s32, 4 chains per thread", 3, 7,
-                              8 * int(scale)));
-  m.push_back(throughput<float>(cfg, "sfu_throughput", "thr_sfu", "sin.approx.f32, 4 chains per thread", 0.5f, 0.f,
-                                8 * int(scale)));
+  if (want("fp32_latency"))
+    m.push_back(dependent<float>(cfg, "fp32_latency", "lat_fp32", "dependent fma.rn.f32 chain", 1.0001f, 0.5f));
+  if (want("fp64_latency"))
+    m.push_back(dependent<double>(cfg, "fp64_latency", "lat_fp64", "dependent fma.rn.f64 chain", 1.0001, 0.5));
+  if (want("int_latency"))
+    m.push_back(dependent<int>(cfg, "int_latency", "lat_int", "dependent mad.lo.s32 chain", 3, 7));
+  if (want("sfu_latency"))
+    m.push_back(dependent<float>(cfg, "sfu_latency", "lat_sfu", "dependent sin.approx.f32 chain", 0.5f, 0.f));
+  if (want("cvt_latency"))
+    m.push_back(dependent<float>(cfg, "cvt_latency", "lat_cvt", "dependent cvt.rni.s32.f32 / cvt.rn.f32.s32 chain",
+                                 12.5f, 0.f, 2));
+  if (want("fp32_throughput"))
+    m.push_back(throughput<float>(cfg, "fp32_throughput", "thr_fp32", "fma.rn.f32, 4 chains per thread", 1.0001f, 0.5f,
+                                  8 * int(scale)));
+  if (want("fp64_throughput"))
+    m.push_back(throughput<double>(cfg, "fp64_throughput", "thr_fp64", "fma.rn.f64, 4 chains per thread", 1.0001, 0.5,
+                                   8 * int(scale)));
+  if (want("int_throughput"))
+    m.push_back(
+        throughput<int>(cfg, "int_throughput", "thr_int", "mad.lo.s32, 4 chains per thread", 3, 7, 8 * int(scale)));
+  if (want("sfu_throughput"))
+    m.push_back(throughput<float>(cfg, "sfu_throughput", "thr_sfu", "sin.approx.f32, 4 chains per thread", 0.5f, 0.f,
+                                  8 * int(scale)));
   // Atomics: dependent chains on one word (the address is and/shift/add of the result).
-  {
+  if (want("atomic_global_latency")) {
     Bench b(cfg);
     DevPtr word = b.ctx().malloc(128), out = b.ctx().malloc(16);
     b.ctx().memset(word, 0, 128);
     b.launch("lat_atomic_global", 1, 1, word, 0u, out, b.sink());
-    m.push_back({"atomic_global_latency", "cycles", per_step(b, out), "dependent atom.global.add chain on one word",
-                 ""});
+    m.push_back(
+        {"atomic_global_latency", "cycles", per_step(b, out), "dependent atom.global.add chain on one word", ""});
   }
-  {
+  if (want("atomic_shared_latency")) {
     Bench b(cfg);
     DevPtr out = b.ctx().malloc(16);
     b.launch("lat_atomic_shared", 1, 1, 0u, out, b.sink());
-    m.push_back({"atomic_shared_latency", "cycles", per_step(b, out), "dependent atom.shared.add chain on one word",
-                 ""});
+    m.push_back(
+        {"atomic_shared_latency", "cycles", per_step(b, out), "dependent atom.shared.add chain on one word", ""});
   }
   // Bandwidth per level.
   const uint64_t stream_bytes = uint64_t(cfg.gpu.num_sms) * 256 * 1024 * scale;
-  m.push_back(stream(cfg, "dram_read_bw", "bw_read", "grid-stride float4 reads, cold", stream_bytes));
-  m.push_back(stream(cfg, "dram_write_bw", "bw_write", "grid-stride float4 writes", stream_bytes));
-  m.push_back(stream(cfg, "dram_copy_bw", "bw_copy", "grid-stride float4 copy (read + write bytes)", stream_bytes));
-  {
+  if (want("dram_read_bw"))
+    m.push_back(stream(cfg, "dram_read_bw", "bw_read", "grid-stride float4 reads, cold", stream_bytes));
+  if (want("dram_write_bw"))
+    m.push_back(stream(cfg, "dram_write_bw", "bw_write", "grid-stride float4 writes", stream_bytes));
+  if (want("dram_copy_bw"))
+    m.push_back(stream(cfg, "dram_copy_bw", "bw_copy", "grid-stride float4 copy (read + write bytes)", stream_bytes));
+  if (want("l2_read_bw")) {
     Bench b(cfg);
     uint64_t window = 2 * l1, array = std::max(window, l2 / 2);
     uint64_t offset = std::min(window, (array - window) / cfg.gpu.num_sms);
@@ -264,7 +324,7 @@ std::vector<Measurement> run_suite(const GpuConfig& cfg, unsigned scale) {
     m.push_back({"l2_read_bw", "GB/s", b.gbps(double(cfg.gpu.num_sms) * double(window) * passes, cycles),
                  "one TB per SM re-reading 2x the L1D, all of it in the L2", hit_detail(b, "L2", "mem*.l2")});
   }
-  {
+  if (want("l1_read_bw")) {
     Bench b(cfg);
     uint64_t window = l1 / 4;
     int passes = 32 * int(scale);
@@ -273,8 +333,8 @@ std::vector<Measurement> run_suite(const GpuConfig& cfg, unsigned scale) {
                  "one TB per SM re-reading a quarter of the L1D", hit_detail(b, "L1D", "sm*.l1d")});
   }
   // Launch overheads and barriers.
-  m.push_back(launch_overhead(cfg, 8));
-  {
+  if (want("kernel_launch")) m.push_back(launch_overhead(cfg, 8));
+  if (want("tb_launch")) {
     Bench b(cfg);
     uint32_t tbs = cfg.gpu.num_sms * cfg.sm.tb_slots * 4 * scale;
     b.launch("empty_kernel", tbs, 32);
@@ -282,7 +342,7 @@ std::vector<Measurement> run_suite(const GpuConfig& cfg, unsigned scale) {
     m.push_back({"tb_launch", "cycles", double(k.finished - k.first_tb) * cfg.gpu.num_sms / tbs,
                  "empty 1-warp TBs: cycles per TB on one SM", ""});
   }
-  {
+  if (want("barrier")) {
     Bench b(cfg);
     uint32_t threads = std::min<uint32_t>(1024, cfg.sm.max_threads);
     DevPtr out = b.ctx().malloc(16);

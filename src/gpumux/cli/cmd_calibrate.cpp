@@ -1,18 +1,19 @@
 // gpumux calibrate: the microbenchmark suite (microbench/) on one GPU
 // configuration, against published hardware figures (microbench/published.toml).
 //
-//   gpumux calibrate -c PRESET_OR_FILE [--set path.key=value]... [--scale N] [--json FILE|-]
+//   gpumux calibrate -c PRESET_OR_FILE [--set path.key=value]... [--only NAME]... [--scale N] [--json FILE|-]
 //
 // The table lists every measurement: measured, unit, published, measured over
 // published, and the published value's source ("no source" where none was found).
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "gpumux/cli/commands.h"
 #include "gpumux/core/error.h"
@@ -27,20 +28,20 @@ struct CalibrateOptions {
   std::string config;
   std::vector<std::string> sets;
   unsigned scale = 1;
+  std::vector<std::string> only;
   std::string json;
 };
 
 void run_calibrate(const CalibrateOptions& o) {
   Config cfg = gpu::load_config(o.config, o.sets);
   const GpuConfig& g = cfg.values();
-  std::vector<microbench::Measurement> ms = microbench::run_suite(g, o.scale);
+  std::vector<microbench::Measurement> ms = microbench::run_suite(g, o.scale, o.only);
   // Published values are keyed by the preset's name ([gpu] name).
   std::map<std::string, microbench::Published> pub = microbench::published_values(g.gpu.name);
-  for (const auto& [name, p] : pub) {
-    bool known = false;
-    for (const auto& m : ms) known |= m.name == name;
-    if (!known) throw LoadError(fmt::format("microbench/published.toml: {}.{}: no such measurement", g.gpu.name, name));
-  }
+  const std::vector<std::string>& names = microbench::measurement_names();
+  for (const auto& [name, p] : pub)
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      throw LoadError(fmt::format("microbench/published.toml: {}.{}: no such measurement", g.gpu.name, name));
   nlohmann::json rows = nlohmann::json::array();
   fmt::print("microbenchmarks on {} ({} SMs, {} MHz core), scale {}\n", g.gpu.name, g.gpu.num_sms, g.clock.core_mhz,
              o.scale);
@@ -81,8 +82,9 @@ void add_calibrate_commands(CLI::App& app) {
   CLI::App* cal = app.add_subcommand("calibrate", "Run the microbenchmark suite and compare with published figures");
   cal->add_option("-c,--config", o->config, "GPU preset name or config file (TOML)")->required();
   cal->add_option("--set", o->sets, "Override one key: section.key=value (repeatable)")->allow_extra_args(false);
-  cal->add_option("--scale", o->scale, "Multiply iteration counts and sizes (1: smallest)")
-      ->check(CLI::Range(1u, 64u));
+  cal->add_option("--scale", o->scale, "Multiply iteration counts and sizes (1: smallest)")->check(CLI::Range(1u, 64u));
+  cal->add_option("--only", o->only, "Run only this measurement (repeatable; see docs/calibration.md)")
+      ->allow_extra_args(false);
   cal->add_option("--json", o->json, "Also write the results as JSON to FILE ('-': standard output)");
   cal->callback([o] { run_calibrate(*o); });
 }
