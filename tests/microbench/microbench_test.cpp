@@ -209,6 +209,18 @@ TEST(Microbench, LatenciesFollowChangedParameters) {
   EXPECT_DOUBLE_EQ(v["l2_hit_latency"], 151.0 + 12 + 200);
 }
 
+// [sm.opcode_latency] times its opcode classes only: the fma and mad chains
+// take the configured latencies, the conversions (same FP32 unit) keep the unit's.
+TEST(Microbench, OpcodeLatencyTableTimesItsOpcodesOnly) {
+  std::vector<std::string> sets = {"sm.opcode_latency.fp32_mad=13", "sm.opcode_latency.int_mad=10"};
+  GpuConfig g = gpu::load_config("gtx980", sets).values();
+  std::vector<std::string> only = {"fp32_latency", "int_latency", "cvt_latency"};
+  std::map<std::string, double> v = by_name(run_suite(g, 1, only));
+  EXPECT_NEAR(v["fp32_latency"], 13.0, 0.1);
+  EXPECT_NEAR(v["int_latency"], 10.0, 0.1);
+  EXPECT_NEAR(v["cvt_latency"], g.sm.latency.fp32, 0.1);
+}
+
 TEST(Microbench, PublishedValuesNameMeasurementsAndCiteASource) {
   for (const char* preset : {"titanv", "gtx980", "k20c"}) {
     std::map<std::string, Published> pub = published_values(preset);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "gpumux/core/opcode_latency_params.h"
 #include "gpumux/core/params.h"
 
 namespace gpumux {
@@ -76,6 +77,7 @@ struct SmParams {
   uint32_t warp_context_bytes = 128;
   SmLatencyParams latency;
   SmIntervalParams interval;
+  SmOpcodeLatencyParams opcode_latency;
 
   static void declare(ParamDecl<SmParams>& d) {
     d.param("warp_slots", &SmParams::warp_slots, "warps", "resident warps per SM").range(1, 1024);
@@ -116,6 +118,8 @@ struct SmParams {
         .range(0, 1 << 16);
     d.section("latency", &SmParams::latency, "functional unit latencies");
     d.section("interval", &SmParams::interval, "functional unit initiation intervals (per sub-core)");
+    d.section("opcode_latency", &SmParams::opcode_latency,
+              "per-opcode result latencies overriding the unit's (0: the unit's latency)");
     d.check([](const SmParams& p) -> std::string {
       if (p.max_threads % 32 != 0) return "sm.max_threads must be a multiple of the warp size (32)";
       if (p.warp_slots % p.sub_cores != 0) return "sm.warp_slots must be a multiple of sm.sub_cores";
