@@ -150,25 +150,7 @@ THROUGHPUT(thr_sfu, float, x = __sinf(x))
 
 // ---- atomics: a dependent chain of atomic adds to one word (one thread) --
 // The returned value (masked by the host's 0) forms the next address.
-extern "C" __global__ void lat_atomic_global(unsigned* word, unsigned mask, long long* out, volatile unsigned* sink) {
-  unsigned v = 0;
-  long long t0 = clk();
-#pragma unroll
-  for (int i = 0; i < kSteps; ++i) v = atomicAdd(word + (v & mask), 1u);
-  *sink = v;
-  long long t1 = clk();
-#pragma unroll
-  for (int i = 0; i < 2 * kSteps; ++i) v = atomicAdd(word + (v & mask), 1u);
-  *sink = v;
-  long long t2 = clk();
-  out[0] = t1 - t0;
-  out[1] = t2 - t1;
-}
-
-extern "C" __global__ void lat_atomic_shared(unsigned mask, long long* out, volatile unsigned* sink) {
-  __shared__ unsigned words[32];
-  if (threadIdx.x < 32) words[threadIdx.x] = 0;
-  __syncthreads();
+__device__ __forceinline__ void atomic_chain(unsigned* words, unsigned mask, long long* out, volatile unsigned* sink) {
   unsigned v = 0;
   long long t0 = clk();
 #pragma unroll
@@ -181,6 +163,17 @@ extern "C" __global__ void lat_atomic_shared(unsigned mask, long long* out, vola
   long long t2 = clk();
   out[0] = t1 - t0;
   out[1] = t2 - t1;
+}
+
+extern "C" __global__ void lat_atomic_global(unsigned* word, unsigned mask, long long* out, volatile unsigned* sink) {
+  atomic_chain(word, mask, out, sink);
+}
+
+extern "C" __global__ void lat_atomic_shared(unsigned mask, long long* out, volatile unsigned* sink) {
+  __shared__ unsigned words[32];
+  if (threadIdx.x < 32) words[threadIdx.x] = 0;
+  __syncthreads();
+  atomic_chain(words, mask, out, sink);
 }
 
 // ---- bandwidth ------------------------------------------------------------
