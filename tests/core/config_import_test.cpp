@@ -123,10 +123,10 @@ TEST(ConfigImport, InvalidModeledValuesAreReportedNotApplied) {
 }
 
 TEST(ConfigImport, OptionsGpumuxBehavesAsAreNotReported) {
-  GpgpusimImport same = import_gpgpusim_config("-gpgpu_TB_launch_latency 0\n-gpgpu_shmem_num_banks 32\n", "x");
+  GpgpusimImport same = import_gpgpusim_config("-gpgpu_shmem_num_banks 32\n", "x");
   EXPECT_TRUE(same.not_modeled.empty());
-  GpgpusimImport other = import_gpgpusim_config("-gpgpu_TB_launch_latency 10\n-gpgpu_no_such_option 1\n", "x");
-  EXPECT_TRUE(has_note(other, "not modeled: -gpgpu_TB_launch_latency 10 (gpumux places a TB"));
+  GpgpusimImport other = import_gpgpusim_config("-gpgpu_shmem_num_banks 16\n-gpgpu_no_such_option 1\n", "x");
+  EXPECT_TRUE(has_note(other, "not modeled: -gpgpu_shmem_num_banks 16 (gpumux models 32"));
   EXPECT_TRUE(has_note(other, "not modeled: -gpgpu_no_such_option 1 (unknown to gpumux)"));
 }
 
@@ -156,7 +156,14 @@ TEST(ConfigImport, ReferenceListsEveryMappedAndUnmodeledOption) {
   std::string md = gpgpusim_import_reference_markdown();
   EXPECT_NE(md.find("| `-gpgpu_kernel_launch_latency` | `frontend.launch_latency` |"), std::string::npos);
   EXPECT_NE(md.find("| `-gpgpu_num_reg_banks` |  | gpumux reads source operands at issue"), std::string::npos);
-  EXPECT_NE(md.find("| `-gpgpu_TB_launch_latency` | 0 |"), std::string::npos);
+  EXPECT_NE(md.find("| `-gpgpu_shmem_num_banks` | 32 |"), std::string::npos);
+  EXPECT_NE(md.find("| `-gpgpu_TB_launch_latency` | `sm.tb_launch_latency` |"), std::string::npos);
+}
+
+TEST(ConfigImport, TbLaunchLatencyIsMapped) {
+  GpgpusimImport r = import_gpgpusim_config("-gpgpu_TB_launch_latency 10\n", "x");
+  EXPECT_TRUE(r.not_modeled.empty());
+  EXPECT_EQ(r.config.values().sm.tb_launch_latency, 10u);
 }
 
 }  // namespace

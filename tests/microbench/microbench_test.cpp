@@ -221,6 +221,16 @@ TEST(Microbench, OpcodeLatencyTableTimesItsOpcodesOnly) {
   EXPECT_NEAR(v["cvt_latency"], g.sm.latency.fp32, 0.1);
 }
 
+// sm.tb_launch_latency delays each new TB's first fetch: one empty TB per
+// kernel, so each of the back-to-back launches takes exactly that much longer.
+TEST(Microbench, TbLaunchLatencyDelaysEachKernelsTb) {
+  std::vector<std::string> only = {"kernel_launch"};
+  double base = by_name(run_suite(gpu::load_config("gtx980").values(), 1, only))["kernel_launch"];
+  std::vector<std::string> sets = {"sm.tb_launch_latency=100"};
+  double delayed = by_name(run_suite(gpu::load_config("gtx980", sets).values(), 1, only))["kernel_launch"];
+  EXPECT_DOUBLE_EQ(delayed - base, 100.0);
+}
+
 TEST(Microbench, PublishedValuesNameMeasurementsAndCiteASource) {
   for (const char* preset : {"titanv", "gtx980", "k20c"}) {
     std::map<std::string, Published> pub = published_values(preset);

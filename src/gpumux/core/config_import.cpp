@@ -204,6 +204,7 @@ constexpr MappedOption kMapped[] = {
      "L2 banks per partition: one gpumux slice holds them all"},
     {"-gpgpu_clock_domains", &Importer::clocks, "clock.*", "core:icnt:l2:dram MHz"},
     {"-gpgpu_kernel_launch_latency", &Importer::direct, "frontend.launch_latency", ""},
+    {"-gpgpu_TB_launch_latency", &Importer::direct, "sm.tb_launch_latency", ""},
     {"-gpgpu_max_concurrent_kernel", &Importer::direct, "frontend.max_active_kernels", ""},
     {"-gpgpu_shader_core_pipeline", &Importer::core_pipeline, "sm.max_threads, sm.warp_slots", "threads:warp_size"},
     {"-gpgpu_shader_registers", &Importer::direct, "sm.registers", ""},

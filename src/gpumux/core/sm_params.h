@@ -72,6 +72,7 @@ struct SmParams {
   std::string warp_scheduler = "gto";
   uint32_t two_level_active = 8;
   uint32_t fetch_latency = 4;
+  uint32_t tb_launch_latency = 0;
   uint32_t lsu_queue = 8;
   uint32_t mem_ops_per_warp = 8;
   uint32_t warp_context_bytes = 128;
@@ -106,6 +107,9 @@ struct SmParams {
     d.param("fetch_latency", &SmParams::fetch_latency, "cycles",
             "fetch + decode into the instruction buffer: paid when a warp starts and after a taken branch")
         .range(0, 1000);
+    d.param("tb_launch_latency", &SmParams::tb_launch_latency, "cycles",
+            "from a new TB's placement on the SM to its warps' first fetch (TB set-up; 0: none)")
+        .range(0, 1000000);
     d.param("lsu_queue", &SmParams::lsu_queue, "instructions",
             "memory instructions waiting in the load/store unit; a full queue stalls issue (memory stall)")
         .range(1, 1024);

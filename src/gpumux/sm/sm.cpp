@@ -195,7 +195,7 @@ void Sm::place_warps(uint16_t ti, Cycle now, bool held) {
     w.sub_core = uint8_t(slot % p_.sub_cores);
     w.block = held ? Block::Preempted : Block::None;
     w.age = next_age_++;
-    w.fetch_ready = now + p_.fetch_latency;
+    w.fetch_ready = now + p_.fetch_latency + (held ? 0 : p_.tb_launch_latency);  // a resumed TB was set up before
     w.pending_stores = 0;
     w.mem_ops_used = 0;
     const ptx::Function& fn = k.grid.function();
