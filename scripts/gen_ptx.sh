@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates the committed PTX of every workload, the PTX test corpus and the
-# engine test kernels with nvcc.
+# Regenerates the committed PTX of every workload, the microbenchmark suite,
+# the PTX test corpus and the engine test kernels with nvcc.
 # Usage: scripts/gen_ptx.sh [--check]   (--check: exit 1 if any committed PTX differs)
 #
 # nvcc records the absolute source path in .file directives and in hashed
@@ -19,8 +19,8 @@ exec 9>"$scratch.lock"
 flock 9
 rm -rf "$scratch"
 mkdir -p "$scratch"
-(cd "$root" && find workloads tests \( -name "*.cu" -o -name "*.cuh" -o -name "*.h" \) -exec cp --parents {} "$scratch" \;)
-for cu in "$scratch"/workloads/*/*.cu "$scratch"/tests/ptx/corpus/*.cu "$scratch"/tests/exec/kernels/*.cu "$scratch"/tests/timing/kernels/*.cu "$scratch"/tests/coverage/*.cu; do
+(cd "$root" && find workloads microbench tests \( -name "*.cu" -o -name "*.cuh" -o -name "*.h" \) -exec cp --parents {} "$scratch" \;)
+for cu in "$scratch"/workloads/*/*.cu "$scratch"/microbench/*.cu "$scratch"/tests/ptx/corpus/*.cu "$scratch"/tests/exec/kernels/*.cu "$scratch"/tests/timing/kernels/*.cu "$scratch"/tests/coverage/*.cu; do
   [[ -e $cu ]] || continue
   rel=${cu#$scratch/}
   out=$scratch/${rel%.cu}.gen.ptx

@@ -60,6 +60,13 @@ TEST(ConfigImport, MapsModeledOptions) {
   EXPECT_EQ(g.sm.sub_cores, 4u);
   EXPECT_EQ(g.sm.warp_scheduler, "gto");
   EXPECT_EQ(g.sm.latency.int_alu, 4u);
+  // Every entry of the int table: ADD, then MAX, MUL, MAD, DIV, SHFL.
+  EXPECT_EQ(g.sm.opcode_latency.int_max, 13u);
+  EXPECT_EQ(g.sm.opcode_latency.int_mul, 4u);
+  EXPECT_EQ(g.sm.opcode_latency.int_mad, 5u);
+  EXPECT_EQ(g.sm.opcode_latency.int_div, 145u);
+  EXPECT_EQ(g.sm.opcode_latency.shfl, 21u);
+  EXPECT_EQ(g.sm.opcode_latency.fp32_mad, 0u);  // no fp table: the unit's latency
   EXPECT_EQ(g.sm.latency.sfu, 21u);
   EXPECT_EQ(g.l1d.size_kb, 32u);  // 4 sets * 128 B * 64 ways
   EXPECT_EQ(g.l1d.ways, 64u);
@@ -85,7 +92,7 @@ TEST(ConfigImport, ReportsEveryOptionItDoesNotModel) {
   GpgpusimImport r = import_gpgpusim_config(kVoltaLike, "volta");
   EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_ptx_instruction_classification 0"));
   EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_mem_addr_mapping dramid@8;"));
-  EXPECT_TRUE(has_note(r, "not modeled: -ptx_opcode_latency_int 4,13,4,5,145,21 (entries after the first"));
+  EXPECT_FALSE(has_note(r, "not modeled: -ptx_opcode_latency_int"));  // every entry is mapped
   EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_cache:dl2 S:32:128:24,L:B:m:L:P,A:192:4,32:0,32 ("));
   EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_dram_timing_opt"));
   for (const auto& n : r.not_modeled) {
@@ -116,10 +123,10 @@ TEST(ConfigImport, InvalidModeledValuesAreReportedNotApplied) {
 }
 
 TEST(ConfigImport, OptionsGpumuxBehavesAsAreNotReported) {
-  GpgpusimImport same = import_gpgpusim_config("-gpgpu_TB_launch_latency 0\n-gpgpu_shmem_num_banks 32\n", "x");
+  GpgpusimImport same = import_gpgpusim_config("-gpgpu_shmem_num_banks 32\n", "x");
   EXPECT_TRUE(same.not_modeled.empty());
-  GpgpusimImport other = import_gpgpusim_config("-gpgpu_TB_launch_latency 10\n-gpgpu_no_such_option 1\n", "x");
-  EXPECT_TRUE(has_note(other, "not modeled: -gpgpu_TB_launch_latency 10 (gpumux places a TB"));
+  GpgpusimImport other = import_gpgpusim_config("-gpgpu_shmem_num_banks 16\n-gpgpu_no_such_option 1\n", "x");
+  EXPECT_TRUE(has_note(other, "not modeled: -gpgpu_shmem_num_banks 16 (gpumux models 32"));
   EXPECT_TRUE(has_note(other, "not modeled: -gpgpu_no_such_option 1 (unknown to gpumux)"));
 }
 
@@ -149,7 +156,14 @@ TEST(ConfigImport, ReferenceListsEveryMappedAndUnmodeledOption) {
   std::string md = gpgpusim_import_reference_markdown();
   EXPECT_NE(md.find("| `-gpgpu_kernel_launch_latency` | `frontend.launch_latency` |"), std::string::npos);
   EXPECT_NE(md.find("| `-gpgpu_num_reg_banks` |  | gpumux reads source operands at issue"), std::string::npos);
-  EXPECT_NE(md.find("| `-gpgpu_TB_launch_latency` | 0 |"), std::string::npos);
+  EXPECT_NE(md.find("| `-gpgpu_shmem_num_banks` | 32 |"), std::string::npos);
+  EXPECT_NE(md.find("| `-gpgpu_TB_launch_latency` | `sm.tb_launch_latency` |"), std::string::npos);
+}
+
+TEST(ConfigImport, TbLaunchLatencyIsMapped) {
+  GpgpusimImport r = import_gpgpusim_config("-gpgpu_TB_launch_latency 10\n", "x");
+  EXPECT_TRUE(r.not_modeled.empty());
+  EXPECT_EQ(r.config.values().sm.tb_launch_latency, 10u);
 }
 
 }  // namespace

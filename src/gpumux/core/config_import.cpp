@@ -79,8 +79,22 @@ class Importer {
   void first_entry(const GpgpusimOption& o, const char* key) {
     auto parts = split(o.value, ',');
     set(o, key, parts[0]);
-    if (parts.size() > 1)
-      note(o, "entries after the first (MAX, MUL, MAD, DIV...): gpumux has one latency per functional unit");
+    if (parts.size() > 1) note(o, "entries after the first: gpumux has one latency per functional unit");
+  }
+
+  // -ptx_opcode_latency_<int|fp|dp>: ADD (the unit's latency, `key`), then MAX,
+  // MUL, MAD, DIV and, for int, SHFL into [sm.opcode_latency].
+  void latency_table(const GpgpusimOption& o, const char* key) {
+    static constexpr const char* kEntries[] = {"max", "mul", "mad", "div"};
+    auto parts = split(o.value, ',');
+    set(o, key, parts[0]);
+    std::string kind = std::string(key).substr(std::string_view("sm.latency.").size());
+    for (size_t i = 1; i < parts.size(); ++i) {
+      bool shfl = kind == "int" && i == 5;
+      if (i > 5 || (i == 5 && !shfl)) return note(o, fmt::format("entries after the {}th: GPGPU-Sim has none", i));
+      std::string k = shfl ? "sm.opcode_latency.shfl" : fmt::format("sm.opcode_latency.{}_{}", kind, kEntries[i - 1]);
+      set(o, k.c_str(), parts[i]);
+    }
   }
 
   void clocks(const GpgpusimOption& o, const char*) {
@@ -190,6 +204,7 @@ constexpr MappedOption kMapped[] = {
      "L2 banks per partition: one gpumux slice holds them all"},
     {"-gpgpu_clock_domains", &Importer::clocks, "clock.*", "core:icnt:l2:dram MHz"},
     {"-gpgpu_kernel_launch_latency", &Importer::direct, "frontend.launch_latency", ""},
+    {"-gpgpu_TB_launch_latency", &Importer::direct, "sm.tb_launch_latency", ""},
     {"-gpgpu_max_concurrent_kernel", &Importer::direct, "frontend.max_active_kernels", ""},
     {"-gpgpu_shader_core_pipeline", &Importer::core_pipeline, "sm.max_threads, sm.warp_slots", "threads:warp_size"},
     {"-gpgpu_shader_registers", &Importer::direct, "sm.registers", ""},
@@ -202,9 +217,12 @@ constexpr MappedOption kMapped[] = {
      "gto, lrr, two_level_active:<active warps>"},
     {"-gpgpu_smem_latency", &Importer::direct, "sm.latency.shared_mem", ""},
     {"-smem_latency", &Importer::direct, "sm.latency.shared_mem", "older spelling"},
-    {"-ptx_opcode_latency_int", &Importer::first_entry, "sm.latency.int", "the ADD (first) entry"},
-    {"-ptx_opcode_latency_fp", &Importer::first_entry, "sm.latency.fp32", "the ADD (first) entry"},
-    {"-ptx_opcode_latency_dp", &Importer::first_entry, "sm.latency.fp64", "the ADD (first) entry"},
+    {"-ptx_opcode_latency_int", &Importer::latency_table, "sm.latency.int",
+     "ADD; MAX, MUL, MAD, DIV, SHFL to sm.opcode_latency.int_max, _mul, _mad, _div, shfl"},
+    {"-ptx_opcode_latency_fp", &Importer::latency_table, "sm.latency.fp32",
+     "ADD; MAX, MUL, MAD, DIV to sm.opcode_latency.fp32_max, _mul, _mad, _div"},
+    {"-ptx_opcode_latency_dp", &Importer::latency_table, "sm.latency.fp64",
+     "ADD; MAX, MUL, MAD, DIV to sm.opcode_latency.fp64_max, _mul, _mad, _div"},
     {"-ptx_opcode_latency_sfu", &Importer::first_entry, "sm.latency.sfu", ""},
     {"-ptx_opcode_initiation_int", nullptr, "sm.interval.int", "see the initiation interval rule"},
     {"-ptx_opcode_initiation_fp", nullptr, "sm.interval.fp32", "see the initiation interval rule"},
@@ -531,8 +549,9 @@ std::string gpgpusim_import_reference_markdown() {
       "  each kernel the unified array minus the shared memory option it needs; gpumux splits once for all\n"
       "  kernels: `sm.shared_mem_bytes` (from `-gpgpu_shmem_sizeDefault`, else `-gpgpu_shmem_size`: what a\n"
       "  kernel without a cache preference gets in GPGPU-Sim), L1 = unified - that, with the dl1 sets.\n"
-      "- **latency**: the first (ADD) entry of `-ptx_opcode_latency_<kind>`; gpumux has one latency per\n"
-      "  functional unit, so the MAX, MUL, MAD, DIV (and SHFL) entries are reported as not modeled.\n"
+      "- **latency**: the first (ADD) entry of `-ptx_opcode_latency_<kind>` is the unit's latency\n"
+      "  (`sm.latency`); the MAX, MUL, MAD, DIV (and, for int, SHFL) entries go to `[sm.opcode_latency]`,\n"
+      "  which times those opcodes of that type (fma as MAD, rem as DIV, vote/match/redux as SHFL).\n"
       "- **initiation interval**: the first entry of `-ptx_opcode_initiation_<kind>` (int, fp, dp, sfu) on U\n"
       "  units of that kind (`-gpgpu_num_int_units`, `_sp_`, `_dp_`, `_sfu_`; int counts the SP units and dp\n"
       "  the SFUs when they have none, though gpumux keeps their own unit; no count: one per scheduler) for S\n"

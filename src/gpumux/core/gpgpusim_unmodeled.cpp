@@ -41,7 +41,6 @@ constexpr UnmodeledOption kUnmodeled[] = {
     {"-gpgpu_clock_gated_lanes", nullptr, "power model only"},
     {"-gpgpu_simd_model", "1", "gpumux executes warps on SIMT lanes (model 1); other models are not built"},
     // SM front end and issue.
-    {"-gpgpu_TB_launch_latency", "0", "gpumux places a TB on an SM without a launch delay"},
     {"-gpgpu_max_insn_issue_per_warp", "1", "gpumux issues at most one instruction per warp per cycle (no dual issue)"},
     {"-gpgpu_dual_issue_diff_exec_units", nullptr, "dual issue is not modeled (one instruction per warp per cycle)"},
     {"-gpgpu_pipeline_widths", nullptr,

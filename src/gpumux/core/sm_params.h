@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "gpumux/core/opcode_latency_params.h"
 #include "gpumux/core/params.h"
 
 namespace gpumux {
@@ -76,11 +77,13 @@ struct SmParams {
   std::string warp_scheduler = "gto";
   uint32_t two_level_active = 8;
   uint32_t fetch_latency = 4;
+  uint32_t tb_launch_latency = 0;
   uint32_t lsu_queue = 8;
   uint32_t mem_ops_per_warp = 8;
   uint32_t warp_context_bytes = 128;
   SmLatencyParams latency;
   SmIntervalParams interval;
+  SmOpcodeLatencyParams opcode_latency;
 
   static void declare(ParamDecl<SmParams>& d) {
     d.param("warp_slots", &SmParams::warp_slots, "warps", "resident warps per SM").range(1, 1024);
@@ -109,6 +112,9 @@ struct SmParams {
     d.param("fetch_latency", &SmParams::fetch_latency, "cycles",
             "fetch + decode into the instruction buffer: paid when a warp starts and after a taken branch")
         .range(0, 1000);
+    d.param("tb_launch_latency", &SmParams::tb_launch_latency, "cycles",
+            "from a new TB's placement on the SM to its warps' first fetch (TB set-up; 0: none)")
+        .range(0, 1000000);
     d.param("lsu_queue", &SmParams::lsu_queue, "instructions",
             "memory instructions waiting in the load/store unit; a full queue stalls issue (memory stall)")
         .range(1, 1024);
@@ -121,6 +127,8 @@ struct SmParams {
         .range(0, 1 << 16);
     d.section("latency", &SmParams::latency, "functional unit latencies");
     d.section("interval", &SmParams::interval, "functional unit initiation intervals (per sub-core)");
+    d.section("opcode_latency", &SmParams::opcode_latency,
+              "per-opcode result latencies overriding the unit's (0: the unit's latency)");
     d.check([](const SmParams& p) -> std::string {
       if (p.max_threads % 32 != 0) return "sm.max_threads must be a multiple of the warp size (32)";
       if (p.warp_slots % p.sub_cores != 0) return "sm.warp_slots must be a multiple of sm.sub_cores";

@@ -32,7 +32,7 @@ ThreadBlock::ThreadBlock(const GridLaunch& launch, Dim ctaid, uint32_t smid)
 }
 
 ThreadBlock::ThreadBlock(const ThreadBlock& o)
-    : launch_(o.launch_), ctaid_(o.ctaid_), smid_(o.smid_), static_smem_(o.static_smem_),
+    : launch_(o.launch_), ctaid_(o.ctaid_), smid_(o.smid_), clock_source_(o.clock_source_), static_smem_(o.static_smem_),
       live_threads_(o.live_threads_), shared_(o.shared_), warps_(o.warps_), bars_(o.bars_) {
   for (Warp& w : warps_) w.rebind(*this);
 }
@@ -42,6 +42,7 @@ ThreadBlock& ThreadBlock::operator=(const ThreadBlock& o) {
   launch_ = o.launch_;
   ctaid_ = o.ctaid_;
   smid_ = o.smid_;
+  clock_source_ = o.clock_source_;
   static_smem_ = o.static_smem_;
   live_threads_ = o.live_threads_;
   shared_ = o.shared_;

@@ -54,6 +54,10 @@ class ThreadBlock {
   uint32_t smid() const { return smid_; }
   // A TB resumed after a context switch may run on another SM (%smid changes, as on hardware).
   void set_smid(uint32_t smid) { smid_ = smid; }
+  // %clock/%clock64 read *cycles when set (the cycle counter of the SM running
+  // the TB, under the timing model); unset, they count the warp's instructions.
+  void set_clock_source(const uint64_t* cycles) { clock_source_ = cycles; }
+  const uint64_t* clock_source() const { return clock_source_; }
   std::vector<Warp>& warps() { return warps_; }
   const std::vector<Warp>& warps() const { return warps_; }
   std::vector<uint8_t>& shared() { return shared_; }
@@ -100,6 +104,7 @@ class ThreadBlock {
   const GridLaunch* launch_;
   Dim ctaid_;
   uint32_t smid_;
+  const uint64_t* clock_source_ = nullptr;
   uint64_t static_smem_ = 0;
   uint32_t live_threads_ = 0;
   std::vector<uint8_t> shared_;

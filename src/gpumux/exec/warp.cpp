@@ -220,7 +220,10 @@ void Warp::release_from_barrier(uint32_t reduction) {
   pending_red_ = nullptr;
 }
 
-uint64_t Warp::clock() const { return executed_; }
+uint64_t Warp::clock() const {
+  const uint64_t* cycles = tb_->clock_source();
+  return cycles ? *cycles : executed_;
+}
 
 void Warp::fault(const std::string& reason, std::optional<unsigned> lane) const {
   const GridLaunch& l = tb_->launch();

@@ -3,6 +3,7 @@
 #include "gpumux/exec/loaded_module.h"
 #include "gpumux/ptx/inst_info.h"
 #include "gpumux/ptx/resources.h"
+#include "gpumux/sm/opcode_latency.h"
 
 namespace gpumux::sm {
 
@@ -43,9 +44,8 @@ void add_operand_regs(const ptx::Operand& o, std::vector<RegRef>& out) {
   }
 }
 
-}  // namespace
-
-InstTiming classify(const ptx::Instruction& in, const SmParams& p) {
+// Unit, kind, latency and interval by the unit the instruction runs on.
+InstTiming classify_by_unit(const ptx::Instruction& in, const SmParams& p) {
   InstTiming t;
   auto set = [&](Unit u, uint32_t latency, uint32_t interval, InstKind k = InstKind::Alu) {
     t.unit = u;
@@ -96,6 +96,14 @@ InstTiming classify(const ptx::Instruction& in, const SmParams& p) {
   } else {
     set(Unit::Int, l.int_alu, ii.int_alu);
   }
+  return t;
+}
+
+}  // namespace
+
+InstTiming classify(const ptx::Instruction& in, const SmParams& p) {
+  InstTiming t = classify_by_unit(in, p);
+  if (uint32_t latency = opcode_latency(in, p.opcode_latency)) t.latency = uint16_t(latency);
   return t;
 }
 

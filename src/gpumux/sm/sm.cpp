@@ -148,6 +148,7 @@ uint16_t Sm::occupy_tb_slot(KernelInstance& k, uint64_t tb_index, std::unique_pt
   t.regs = *regs_.allocate(k.needs.registers);
   t.smem = smem ? *smem : *smem_.allocate(k.needs.shared_bytes);
   t.tb = std::move(tb);
+  t.tb->set_clock_source(&clock_now_);
   t.phase = phase;
   t.marked = false;
   t.started = now;
@@ -194,7 +195,7 @@ void Sm::place_warps(uint16_t ti, Cycle now, bool held) {
     w.sub_core = uint8_t(slot % p_.sub_cores);
     w.block = held ? Block::Preempted : Block::None;
     w.age = next_age_++;
-    w.fetch_ready = now + p_.fetch_latency;
+    w.fetch_ready = now + p_.fetch_latency + (held ? 0 : p_.tb_launch_latency);  // a resumed TB was set up before
     w.pending_stores = 0;
     w.mem_ops_used = 0;
     const ptx::Function& fn = k.grid.function();
@@ -491,6 +492,7 @@ Cycle Sm::tick(Cycle now) {
     for (SubCore& sc : sub_cores_)
       if (sc.last != IssueOutcome::Issued) stats_.issue[unsigned(sc.last)][sc.last_key].add(now - accounted_);
   accounted_ = now + 1;
+  clock_now_ = now;
 
   lsu_send();
   Cycle next = lsu_count_ ? now + 1 : kNever;

@@ -334,6 +334,7 @@ class Sm : public Component, public mem::MemSink {
 
   // Accounting of slept cycles.
   Cycle accounted_ = 0;   // cycles before this one are accounted
+  uint64_t clock_now_ = 0;  // the cycle being ticked: what resident TBs' %clock64 reads
   Cycle residency_since_ = 0;
   std::vector<uint32_t> resident_warps_by_key_;
 };
