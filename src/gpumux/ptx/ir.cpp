@@ -89,6 +89,7 @@ const char* opcode_name(Opcode op) {
       "setp", "set", "selp", "slct",
       "bra", "call", "ret", "exit", "trap", "brkpt", "nanosleep",
       "bar", "membar", "atom", "red", "shfl", "vote", "match", "activemask", "redux",
+      "cp.async", "mbarrier", "mma", "ldmatrix",
   };
   static_assert(std::size(kNames) == size_t(Opcode::NumOpcodes));
   auto i = size_t(op);
@@ -107,7 +108,9 @@ bool has_destination(const Instruction& in) {
     case Opcode::Trap:
     case Opcode::Brkpt:
     case Opcode::Nanosleep:
-    case Opcode::Membar: return false;
+    case Opcode::Membar:
+    case Opcode::CpAsync: return false;
+    case Opcode::Mbarrier: return in.mbar != MbarOp::Init && in.mbar != MbarOp::Inval;
     case Opcode::Bar: return in.bar == BarKind::Red;
     default: return true;
   }

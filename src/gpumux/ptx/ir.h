@@ -69,6 +69,11 @@ enum class Opcode : uint8_t {
   Membar,   // membar.* and fence.*
   Atom, Red, Shfl, Vote, Match, Activemask,
   Redux,    // redux.sync: the operation in Instruction::aop
+  // asynchronous copies, asynchronous barriers and tensor cores (parse_async_tensor.h)
+  CpAsync,  // cp.async copy, commit_group, wait_group, wait_all, mbarrier.arrive: Instruction::async
+  Mbarrier, // mbarrier.*: Instruction::mbar
+  Mma,      // mma.sync: Instruction::tensor
+  Ldmatrix, // ldmatrix.sync.aligned.m8n8: Instruction::tensor (count, trans)
   NumOpcodes
 };
 const char* opcode_name(Opcode op);
@@ -91,6 +96,24 @@ enum class ShiftDir : uint8_t { None, Left, Right };      // shf.l / shf.r
 enum class ShfMode : uint8_t { None, Clamp, Wrap };
 enum class TestpMode : uint8_t { None, Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 enum class PrmtMode : uint8_t { None, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
+// cp.async forms; MbarrierArrive: cp.async.mbarrier.arrive (Instruction::noinc for .noinc).
+enum class AsyncOp : uint8_t { None, Copy, Commit, WaitGroup, WaitAll, MbarrierArrive };
+// mbarrier operations; the *Parity forms take a phase parity instead of a state.
+enum class MbarOp : uint8_t {
+  None, Init, Inval, Arrive, ArriveDrop, TestWait, TestWaitParity, TryWait, TryWaitParity, PendingCount
+};
+// Element types of tensor-core operands (tf32, s4/u4 and b1 have no register type).
+enum class MmaType : uint8_t { None, F16, BF16, Tf32, F32, F64, S8, U8, S4, U4, B1, S32 };
+// Shape, layouts and operand types of mma/ldmatrix.
+struct TensorOp {
+  uint16_t m = 0, n = 0, k = 0;
+  uint8_t count = 0;          // ldmatrix .x1/.x2/.x4
+  bool trans = false;         // ldmatrix .trans
+  bool a_col = false, b_col = false;  // mma .row/.col of A and B
+  bool satfinite = false;     // integer mma .satfinite
+  MmaType a = MmaType::None, b = MmaType::None, c = MmaType::None, d = MmaType::None;
+  AtomOp bitop = AtomOp::None;  // b1 mma: .xor.popc (Xor) or .and.popc (And)
+};
 
 // Special registers readable with mov/cvt (%tid.x etc.). Component in Operand::comp.
 enum class SpecialReg : uint8_t {
@@ -174,6 +197,11 @@ struct Instruction {
   // per-thread predicate of the function, in pred_dst2; addc/subc/madc read
   // it as their last operand (parser.h).
   bool cc = false;
+  AsyncOp async = AsyncOp::None;
+  MbarOp mbar = MbarOp::None;
+  bool noinc = false;         // cp.async.mbarrier.arrive.noinc; mbarrier.arrive.noComplete
+  bool cache_policy = false;  // .L2::cache_hint (cp.async): its cache-policy operand is dropped
+  TensorOp tensor{};
   // guard predicate: @%p or @!%p
   uint16_t guard = kNoReg;
   bool guard_neg = false;
@@ -181,7 +209,7 @@ struct Instruction {
   std::array<Operand, 6> ops{};
   uint16_t pred_dst2 = kNoReg;  // second predicate destination (shfl's |%p, setp's |%q)
   // call: return-value and argument operands (call-block .param variables, Symbol operands
-  // with SymScope::Local) and the callee (ops[0] is a Func operand; indirect calls unsupported)
+  // with SymScope::Local) and the callee (ops[0] is a Func operand, or a Reg for an indirect call)
   std::vector<Operand> call_rets, call_args;
   // source position
   uint32_t line = 0;          // line in the PTX file

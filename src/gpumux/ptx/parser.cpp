@@ -12,6 +12,7 @@
 #include "gpumux/ptx/inst_info.h"
 #include "gpumux/ptx/lexer.h"
 #include "gpumux/ptx/literal.h"
+#include "gpumux/ptx/parse_async_tensor.h"
 
 namespace gpumux::ptx {
 
@@ -138,6 +139,8 @@ std::optional<Opcode> opcode_from_name(std::string_view s) {
       {"shfl", Opcode::Shfl},     {"vote", Opcode::Vote},     {"match", Opcode::Match},
       {"activemask", Opcode::Activemask}, {"bmsk", Opcode::Bmsk}, {"addc", Opcode::Addc},
       {"subc", Opcode::Subc},     {"madc", Opcode::Madc},     {"redux", Opcode::Redux},
+      {"cp", Opcode::CpAsync},    {"mbarrier", Opcode::Mbarrier}, {"mma", Opcode::Mma},
+      {"ldmatrix", Opcode::Ldmatrix},
   };
   auto it = kOps.find(s);
   if (it == kOps.end()) return std::nullopt;
@@ -417,6 +420,10 @@ unsigned type_count(const Instruction& in) {
     case Opcode::Isspacep:
     case Opcode::Prefetch: return 0;
     case Opcode::Bar: return in.bar == BarKind::Red ? 1 : 0;
+    case Opcode::CpAsync:
+    case Opcode::Mbarrier:
+    case Opcode::Mma:
+    case Opcode::Ldmatrix: return 0;  // parse_async_tensor.cpp reads their types
     default: return 1;
   }
 }
@@ -1279,6 +1286,12 @@ class Parser {
   }
 
   bool apply_modifier(Instruction& in, std::string_view m, ModState& st) {
+    if (is_async_or_tensor(in.op)) return apply_async_tensor_modifier(in, m);
+    if (in.op == Opcode::Cvt && m == "tf32" && st.ntypes == 0) {  // cvt.rna.tf32.f32: a .b32 result
+      in.tensor.d = MmaType::Tf32;
+      st.types[st.ntypes++] = Type::B32;
+      return true;
+    }
     if (auto t = type_from_name(m)) {
       if (st.ntypes == 3) return false;
       st.types[st.ntypes++] = *t;
@@ -1460,6 +1473,10 @@ class Parser {
     for (unsigned i = 0; i < st.ntypes; ++i)
       if (st.types[i] == Type::B128) unsupported(fmt::format("{} (128-bit type)", op_tok.text));
     if (st.base == "bar" && in.bar != BarKind::Warp) in.aligned = true;
+    if (is_async_or_tensor(in.op)) {
+      std::string missing = finish_async_tensor(in);
+      if (!missing.empty()) unsupported(fmt::format("{} (needs {})", op_tok.text, missing));
+    }
     auto require = [&](bool ok, const char* what) {
       if (!ok) fail(op_tok, fmt::format("'{}' needs {}", op_tok.text, what));
     };
@@ -1740,7 +1757,12 @@ class Parser {
     return ops;
   }
 
-  void validate_operands(const Instruction& in, const Token& op_tok) {
+  void validate_operands(Instruction& in, const Token& op_tok) {
+    if (is_async_or_tensor(in.op)) {
+      std::string want = check_async_tensor_operands(in);
+      if (!want.empty()) fail(op_tok, fmt::format("'{}' takes {}", op_tok.text, want));
+      return;
+    }
     const OperandCount c = operand_count(in);
     if (in.nops < c.min || in.nops > c.max) {
       std::string want = c.min == c.max ? std::to_string(c.min) : fmt::format("{} to {}", c.min, c.max);

@@ -265,6 +265,14 @@ SassForm sass_form(const ptx::Instruction& in, Space space, bool in_kernel) {
     case Opcode::Activemask: return {"VOTE.ANY"};
     // Volta has no REDUX (Accel-Sim's map is Volta's): a butterfly shuffle is its core step.
     case Opcode::Redux: return {"SHFL.BFLY"};
+    // Volta's map has no LDGSTS, LDSM, SYNCS or IMMA/DMMA: the nearest Volta
+    // instruction of each (a global load, a shared load, a shared atomic, HMMA).
+    case Opcode::CpAsync:
+      if (in.async == ptx::AsyncOp::Copy) return {"LDG.E", true};
+      return {"DEPBAR"};
+    case Opcode::Mbarrier: return {"ATOMS.ADD", true};
+    case Opcode::Ldmatrix: return {"LDS.128", true};
+    case Opcode::Mma: return {"HMMA.884.F32.F32"};
     case Opcode::Invalid:
     case Opcode::NumOpcodes: break;
   }
