@@ -31,6 +31,26 @@ ptx::Instruction parse_one(const std::string& text) {
 
 using Layout = std::function<void(unsigned lane, unsigned i, unsigned& row, unsigned& col)>;
 
+// Executes `in` on `regs`, then calls check(lane, i, row, col) for accumulator
+// element i (of n per lane, placed by `at`) of every lane.
+void run_and_visit(const ptx::Instruction& in, Regs& regs, unsigned n, const Layout& at,
+                   const std::function<void(unsigned, unsigned, unsigned, unsigned)>& check) {
+  exec::StepContext ctx = regs.ctx();
+  in.handler(ctx, in);
+  for (unsigned lane = 0; lane < 32; ++lane)
+    for (unsigned i = 0; i < n; ++i) {
+      unsigned r, c;
+      at(lane, i, r, c);
+      check(lane, i, r, c);
+    }
+}
+
+// m16n8 accumulators: c0, c1 in row groupID, c2, c3 in row groupID + 8; column tig * 2 + (i & 1).
+void acc16x8(unsigned l, unsigned i, unsigned& r, unsigned& c) {
+  r = i < 2 ? l / 4 : l / 4 + 8;
+  c = (l % 4) * 2 + (i & 1);
+}
+
 uint32_t f32(float x) { return std::bit_cast<uint32_t>(x); }
 uint16_t f16(double x) { return exec::compute::from_double<Half>(x).bits; }
 
@@ -64,21 +84,13 @@ TEST(ComputeMma, F16InputsF32AccumulatorM16n8k16) {
     r = (l % 4) * 2 + (i & 1) + (i < 2 ? 0 : 8);
     c = l / 4;
   }, [&](unsigned r, unsigned c) { return uint64_t(f16(B(r, c))); });
-  Layout acc = [](unsigned l, unsigned i, unsigned& r, unsigned& c) {
-    r = i < 2 ? l / 4 : l / 4 + 8;
-    c = (l % 4) * 2 + (i & 1);
-  };
+  const Layout acc = acc16x8;
   put(regs, 10, 4, 1, 32, acc, [&](unsigned r, unsigned c) { return uint64_t(f32(float(C(r, c)))); });
-  exec::StepContext ctx = regs.ctx();
-  in.handler(ctx, in);
-  for (unsigned lane = 0; lane < 32; ++lane)
-    for (unsigned i = 0; i < 4; ++i) {
-      unsigned r, c;
-      acc(lane, i, r, c);
-      double want = C(r, c);
-      for (unsigned k = 0; k < 16; ++k) want += A(r, k) * B(k, c);
-      EXPECT_EQ(std::bit_cast<float>(uint32_t(regs.at(uint16_t(i), lane))), float(want)) << lane << " " << i;
-    }
+  run_and_visit(in, regs, 4, acc, [&](unsigned lane, unsigned i, unsigned r, unsigned c) {
+    double want = C(r, c);
+    for (unsigned k = 0; k < 16; ++k) want += A(r, k) * B(k, c);
+    EXPECT_EQ(std::bit_cast<float>(uint32_t(regs.at(uint16_t(i), lane))), float(want)) << lane << " " << i;
+  });
 }
 
 TEST(ComputeMma, F16AccumulatorPacksTwoElementsPerRegisterM16n8k8) {
@@ -96,21 +108,13 @@ TEST(ComputeMma, F16AccumulatorPacksTwoElementsPerRegisterM16n8k8) {
     r = (l % 4) * 2 + i;
     c = l / 4;
   }, [&](unsigned r, unsigned c) { return uint64_t(f16(B(r, c))); });
-  Layout acc = [](unsigned l, unsigned i, unsigned& r, unsigned& c) {
-    r = i < 2 ? l / 4 : l / 4 + 8;
-    c = (l % 4) * 2 + (i & 1);
-  };
+  const Layout acc = acc16x8;
   put(regs, 5, 4, 2, 16, acc, [&](unsigned, unsigned) { return uint64_t(f16(1.5)); });
-  exec::StepContext ctx = regs.ctx();
-  in.handler(ctx, in);
-  for (unsigned lane = 0; lane < 32; ++lane)
-    for (unsigned i = 0; i < 4; ++i) {
-      unsigned r, c;
-      acc(lane, i, r, c);
-      double want = 1.5;
-      for (unsigned k = 0; k < 8; ++k) want += A(r, k) * B(k, c);
-      EXPECT_EQ(uint16_t(regs.at(uint16_t(i / 2), lane) >> (16 * (i % 2))), f16(want)) << lane << " " << i;
-    }
+  run_and_visit(in, regs, 4, acc, [&](unsigned lane, unsigned i, unsigned r, unsigned c) {
+    double want = 1.5;
+    for (unsigned k = 0; k < 8; ++k) want += A(r, k) * B(k, c);
+    EXPECT_EQ(uint16_t(regs.at(uint16_t(i / 2), lane) >> (16 * (i % 2))), f16(want)) << lane << " " << i;
+  });
 }
 
 TEST(ComputeMma, Tf32UsesTheTop19BitsM16n8k8) {
@@ -131,20 +135,12 @@ TEST(ComputeMma, Tf32UsesTheTop19BitsM16n8k8) {
     r = l % 4 + (i ? 4 : 0);
     c = l / 4;
   }, [&](unsigned r, unsigned c) { return uint64_t(B(r, c)); });
-  Layout acc = [](unsigned l, unsigned i, unsigned& r, unsigned& c) {
-    r = i < 2 ? l / 4 : l / 4 + 8;
-    c = (l % 4) * 2 + (i & 1);
-  };
-  exec::StepContext ctx = regs.ctx();
-  in.handler(ctx, in);
-  for (unsigned lane = 0; lane < 32; ++lane)
-    for (unsigned i = 0; i < 4; ++i) {
-      unsigned r, c;
-      acc(lane, i, r, c);
-      float want = 0;
-      for (unsigned k = 0; k < 8; ++k) want += base(r, k) * std::bit_cast<float>(B(k, c));
-      EXPECT_EQ(std::bit_cast<float>(uint32_t(regs.at(uint16_t(i), lane))), want) << lane << " " << i;
-    }
+  const Layout acc = acc16x8;
+  run_and_visit(in, regs, 4, acc, [&](unsigned lane, unsigned i, unsigned r, unsigned c) {
+    float want = 0;
+    for (unsigned k = 0; k < 8; ++k) want += base(r, k) * std::bit_cast<float>(B(k, c));
+    EXPECT_EQ(std::bit_cast<float>(uint32_t(regs.at(uint16_t(i), lane))), want) << lane << " " << i;
+  });
 }
 
 TEST(ComputeMma, F64M8n8k4) {
@@ -159,16 +155,11 @@ TEST(ComputeMma, F64M8n8k4) {
       [&](unsigned r, unsigned c) { return std::bit_cast<uint64_t>(B(r, c)); });
   Layout acc = [](unsigned l, unsigned i, unsigned& r, unsigned& c) { r = l / 4, c = (l % 4) * 2 + i; };
   put(regs, 4, 2, 1, 64, acc, [&](unsigned r, unsigned c) { return std::bit_cast<uint64_t>(double(r + c)); });
-  exec::StepContext ctx = regs.ctx();
-  in.handler(ctx, in);
-  for (unsigned lane = 0; lane < 32; ++lane)
-    for (unsigned i = 0; i < 2; ++i) {
-      unsigned r, c;
-      acc(lane, i, r, c);
-      double want = double(r + c);
-      for (unsigned k = 0; k < 4; ++k) want = std::fma(A(r, k), B(k, c), want);
-      EXPECT_EQ(std::bit_cast<double>(regs.at(uint16_t(i), lane)), want) << lane << " " << i;
-    }
+  run_and_visit(in, regs, 2, acc, [&](unsigned lane, unsigned i, unsigned r, unsigned c) {
+    double want = double(r + c);
+    for (unsigned k = 0; k < 4; ++k) want = std::fma(A(r, k), B(k, c), want);
+    EXPECT_EQ(std::bit_cast<double>(regs.at(uint16_t(i), lane)), want) << lane << " " << i;
+  });
 }
 
 TEST(ComputeMma, S8M16n8k32WrapsOrSaturates) {
@@ -190,24 +181,16 @@ TEST(ComputeMma, S8M16n8k32WrapsOrSaturates) {
       r = (l % 4) * 4 + (i & 3) + (i >= 4 ? 16 : 0);
       c = l / 4;
     }, [&](unsigned r, unsigned c) { return uint64_t(B(r, c)); });
-    Layout acc = [](unsigned l, unsigned i, unsigned& r, unsigned& c) {
-      r = i < 2 ? l / 4 : l / 4 + 8;
-      c = (l % 4) * 2 + (i & 1);
-    };
+    const Layout acc = acc16x8;
     put(regs, 10, 4, 1, 32, acc, [&](unsigned r, unsigned c) { return uint64_t(C(r, c)); });
-    exec::StepContext ctx = regs.ctx();
-    in.handler(ctx, in);
     bool saw_overflow = false;
-    for (unsigned lane = 0; lane < 32; ++lane)
-      for (unsigned i = 0; i < 4; ++i) {
-        unsigned r, c;
-        acc(lane, i, r, c);
-        int64_t want = C(r, c);
-        for (unsigned k = 0; k < 32; ++k) want += A(r, k) * B(k, c);
-        saw_overflow |= want > INT32_MAX;
-        const int32_t expect = sat ? int32_t(std::min<int64_t>(want, INT32_MAX)) : int32_t(uint32_t(want));
-        EXPECT_EQ(int32_t(uint32_t(regs.at(uint16_t(i), lane))), expect) << lane << " " << i;
-      }
+    run_and_visit(in, regs, 4, acc, [&](unsigned lane, unsigned i, unsigned r, unsigned c) {
+      int64_t want = C(r, c);
+      for (unsigned k = 0; k < 32; ++k) want += A(r, k) * B(k, c);
+      saw_overflow |= want > INT32_MAX;
+      const int32_t expect = sat ? int32_t(std::min<int64_t>(want, INT32_MAX)) : int32_t(uint32_t(want));
+      EXPECT_EQ(int32_t(uint32_t(regs.at(uint16_t(i), lane))), expect) << lane << " " << i;
+    });
     EXPECT_TRUE(saw_overflow);  // the case the two forms differ on is exercised
   }
 }
@@ -226,16 +209,11 @@ TEST(ComputeMma, B1XorAndPopcM8n8k128) {
         B);
     Layout acc = [](unsigned l, unsigned i, unsigned& r, unsigned& c) { r = l / 4, c = (l % 4) * 2 + i; };
     put(regs, 4, 2, 1, 32, acc, [](unsigned r, unsigned) { return uint64_t(r); });
-    exec::StepContext ctx = regs.ctx();
-    in.handler(ctx, in);
-    for (unsigned lane = 0; lane < 32; ++lane)
-      for (unsigned i = 0; i < 2; ++i) {
-        unsigned r, c;
-        acc(lane, i, r, c);
-        uint32_t want = r;
-        for (unsigned k = 0; k < 128; ++k) want += use_and ? (A(r, k) & B(k, c)) : (A(r, k) ^ B(k, c));
-        EXPECT_EQ(uint32_t(regs.at(uint16_t(i), lane)), want) << lane << " " << i;
-      }
+    run_and_visit(in, regs, 2, acc, [&](unsigned lane, unsigned i, unsigned r, unsigned c) {
+      uint32_t want = r;
+      for (unsigned k = 0; k < 128; ++k) want += use_and ? (A(r, k) & B(k, c)) : (A(r, k) ^ B(k, c));
+      EXPECT_EQ(uint32_t(regs.at(uint16_t(i), lane)), want) << lane << " " << i;
+    });
   }
 }
 
