@@ -33,7 +33,7 @@ TEST_P(Coverage, PassesPtxCheck) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, Coverage,
-                         ::testing::Values("async_copy", "mma_gemm", "virtual_dispatch", "int128"));
+                         ::testing::Values("async_copy", "mma_gemm", "wmma_gemm", "virtual_dispatch", "int128"));
 
 TEST(CoverageRun, AsyncCopyPipelineBarrierAndCooperativeGroups) {
   const std::string ptx = ptx_of("async_copy");
@@ -90,12 +90,23 @@ uint16_t to_half(float x) {
   return uint16_t(sign | ((exp - 127 + 15) << 10) | (man >> 13));
 }
 
-TEST(CoverageRun, TensorCoreGemmsMatchTheCpu) {
-  const std::string ptx = ptx_of("mma_gemm");
-  constexpr int M = 32, N = 16, K = 32;
-  // Values whose products and sums are exact in f32: the GEMM result is exact.
-  auto a_val = [](int i, int k) { return float((i * 3 + k) % 7 - 3) / 4; };
-  auto b_val = [](int k, int j) { return float((k + 2 * j) % 5 - 2) / 2; };
+// GEMM inputs whose products and sums are exact in f32 (and f16 and tf32
+// inputs): every tensor-core GEMM below must match the CPU exactly.
+float a_val(int i, int k) { return float((i * 3 + k) % 7 - 3) / 4; }
+float b_val(int k, int j) { return float((k + 2 * j) % 5 - 2) / 2; }
+
+// A (M x K) row-major and B^T (N x K) row-major, converted by `conv`.
+template <class T, class F>
+void gemm_inputs(int M, int N, int K, F conv, std::vector<T>& a, std::vector<T>& bt) {
+  a.resize(M * K);
+  bt.resize(N * K);
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < K; ++k) a[i * K + k] = conv(a_val(i, k));
+  for (int j = 0; j < N; ++j)
+    for (int k = 0; k < K; ++k) bt[j * K + k] = conv(b_val(k, j));
+}
+
+std::vector<float> gemm_reference(int M, int N, int K) {
   std::vector<float> ref(M * N);
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
@@ -103,14 +114,20 @@ TEST(CoverageRun, TensorCoreGemmsMatchTheCpu) {
       for (int k = 0; k < K; ++k) s += a_val(i, k) * b_val(k, j);
       ref[i * N + j] = s;
     }
+  return ref;
+}
+
+float identity(float x) { return x; }
+
+TEST(CoverageRun, TensorCoreGemmsMatchTheCpu) {
+  const std::string ptx = ptx_of("mma_gemm");
+  constexpr int M = 32, N = 16, K = 32;
+  const std::vector<float> ref = gemm_reference(M, N, K);
   on_both_backends("mma_gemm", [&](runtime::Context& ctx) {
     runtime::Module& mod = ctx.load_module_string(ptx, "mma_gemm.ptx");
     {  // f16 with ldmatrix
-      std::vector<uint16_t> a(M * K), bt(N * K);
-      for (int i = 0; i < M; ++i)
-        for (int k = 0; k < K; ++k) a[i * K + k] = to_half(a_val(i, k));
-      for (int j = 0; j < N; ++j)
-        for (int k = 0; k < K; ++k) bt[j * K + k] = to_half(b_val(k, j));
+      std::vector<uint16_t> a, bt;
+      gemm_inputs(M, N, K, to_half, a, bt);
       runtime::DevPtr da = upload(ctx, a), db = upload(ctx, bt), dc = ctx.malloc(M * N * 4);
       ctx.launch(mod.kernel("mma_f16_gemm"), {N / 8, M / 16}, {32}, da, db, dc, int32_t(M), int32_t(N), int32_t(K));
       ctx.synchronize();
@@ -118,16 +135,45 @@ TEST(CoverageRun, TensorCoreGemmsMatchTheCpu) {
       for (int i = 0; i < M * N; ++i) ASSERT_EQ(c[i], ref[i]) << "f16 element " << i;
     }
     {  // tf32: each input carries 2^-14 below tf32 precision, which cvt.rna.tf32 rounds away
-      std::vector<float> a(M * K), bt(N * K);
-      for (int i = 0; i < M; ++i)
-        for (int k = 0; k < K; ++k) a[i * K + k] = a_val(i, k) + (a_val(i, k) != 0 ? 0x1p-14f : 0.0f);
-      for (int j = 0; j < N; ++j)
-        for (int k = 0; k < K; ++k) bt[j * K + k] = b_val(k, j);
+      std::vector<float> a, bt;
+      gemm_inputs(M, N, K, identity, a, bt);
+      for (float& x : a) x += x != 0 ? 0x1p-14f : 0.0f;
       runtime::DevPtr da = upload(ctx, a), db = upload(ctx, bt), dc = ctx.malloc(M * N * 4);
       ctx.launch(mod.kernel("mma_tf32_gemm"), {N / 8, M / 16}, {32}, da, db, dc, int32_t(M), int32_t(N), int32_t(K));
       ctx.synchronize();
       std::vector<float> c = read_back<float>(ctx, dc, M * N);
       for (int i = 0; i < M * N; ++i) ASSERT_EQ(c[i], ref[i]) << "tf32 element " << i;
+    }
+  });
+}
+
+TEST(CoverageRun, WmmaGemmsMatchTheCpu) {
+  const std::string ptx = ptx_of("wmma_gemm");
+  constexpr int M = 32, N = 32, K = 32;
+  const std::vector<float> ref = gemm_reference(M, N, K);
+  on_both_backends("wmma_gemm", [&](runtime::Context& ctx) {
+    runtime::Module& mod = ctx.load_module_string(ptx, "wmma_gemm.ptx");
+    {  // f16, C = 2 A B + 1
+      std::vector<uint16_t> a, bt;
+      gemm_inputs(M, N, K, to_half, a, bt);
+      runtime::DevPtr da = upload(ctx, a), db = upload(ctx, bt), dc = ctx.malloc(M * N * 4);
+      ctx.launch(mod.kernel("wmma_f16_gemm"), {N / 16, M / 16}, {32}, da, db, dc, int32_t(M), int32_t(N), int32_t(K));
+      ctx.synchronize();
+      std::vector<float> c = read_back<float>(ctx, dc, M * N);
+      for (int i = 0; i < M * N; ++i) ASSERT_EQ(c[i], 2 * ref[i] + 1) << "f16 element " << i;
+    }
+    {  // tf32 through shared memory, C^T = (A B + C)^T with C[i][j] = i - j
+      std::vector<float> a, bt, c0(M * N);
+      gemm_inputs(M, N, K, identity, a, bt);
+      for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) c0[i * N + j] = float(i - j);
+      runtime::DevPtr da = upload(ctx, a), db = upload(ctx, bt), dc = upload(ctx, c0), dt = ctx.malloc(M * N * 4);
+      ctx.launch(mod.kernel("wmma_tf32_gemm"), {N / 16, M / 16}, {32}, da, db, dc, dt, int32_t(M), int32_t(N),
+                 int32_t(K));
+      ctx.synchronize();
+      std::vector<float> ct = read_back<float>(ctx, dt, M * N);
+      for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) ASSERT_EQ(ct[j * M + i], ref[i * N + j] + float(i - j)) << i << " " << j;
     }
   });
 }

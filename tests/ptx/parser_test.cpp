@@ -537,7 +537,7 @@ TEST(PtxParser, UnsupportedConstructsAreRecordedNotFatal) {
       "\ttex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];\n"  // 15
       "\tmbarrier.expect_tx.shared.b64 [%rd1], %r2;\n"                  // 16
       "\tbrx.idx %r1, %r2;\n"                                           // 17
-      "\twmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1}, [%rd1], 16;\n"  // 18
+      "\twgmma.fence.sync.aligned;\n"                                    // 18
       "\tcp.async.bulk.commit_group;\n"                                  // 19
       "\tfrobnicate.u32 %r1;\n"                                         // 20
       "\tmov.u32 %r1, %cluster_ctarank;\n"                              // 21

@@ -19,7 +19,9 @@
 
 #include <fmt/format.h>
 
+#include "gpumux/exec/address_space.h"
 #include "gpumux/exec/bind_tables.h"
+#include "gpumux/exec/thread_block.h"
 #include "gpumux/exec/compute/half.h"
 #include "gpumux/exec/shared_operand.h"
 #include "gpumux/ptx/parse_async_tensor.h"
@@ -179,6 +181,160 @@ void ldmatrix(StepContext& c, const ptx::Instruction& in) {
   });
 }
 
+// wmma fragments are opaque in the PTX ISA. Here element j of lane l's
+// fragment (p elements per register, as for mma) is element (32 j + l) mod
+// (rows * cols) of the fragment's matrix in row-major order: f16 A/B
+// fragments (16 elements per lane) hold every element twice.
+struct WmmaFragment {
+  const ptx::Operand& regs;
+  ptx::MmaType type;
+  unsigned rows, cols, bits, per_reg, count;  // count: elements per lane
+  WmmaFragment(const ptx::Instruction& in, const ptx::Operand& o, char which) : regs(o) {
+    const ptx::TensorOp& t = in.tensor;
+    type = which == 'a' ? t.a : which == 'b' ? t.b : which == 'c' ? t.c : t.d;
+    rows = which == 'b' ? t.k : t.m;
+    cols = which == 'a' ? t.k : t.n;
+    bits = ptx::mma_type_bits(type);
+    per_reg = bits >= 32 ? 1 : 32 / bits;
+    count = ptx::wmma_fragment_regs(t, which) * per_reg;
+  }
+  unsigned flat(unsigned lane, unsigned j) const { return (32 * j + lane) % (rows * cols); }
+  uint64_t get(const StepContext& c, unsigned lane, unsigned j) const {
+    const uint64_t v = c.regs[size_t(regs.vec[j / per_reg]) * kWarpSize + lane];
+    return bits >= 64 ? v : (v >> (bits * (j % per_reg))) & ((uint64_t(1) << bits) - 1);
+  }
+  void put(StepContext& c, unsigned lane, unsigned j, uint64_t x) const {
+    uint64_t& v = c.regs[size_t(regs.vec[j / per_reg]) * kWarpSize + lane];
+    if (bits >= 32) {
+      v = x;
+      return;
+    }
+    const unsigned shift = bits * (j % per_reg);
+    const uint64_t mask = ((uint64_t(1) << bits) - 1) << shift;
+    v = (j % per_reg == 0 ? 0 : v & ~mask) | ((x << shift) & mask);
+  }
+};
+
+// The bytes of memory holding `bytes` at address `addr` of the wmma's space.
+uint8_t* wmma_memory(StepContext& c, ptx::Space space, uint64_t addr, uint32_t bytes, unsigned lane, ptx::Space& resolved) {
+  if (space == ptx::Space::Generic) {
+    space = addr - kSharedWindow < kWindowSize ? ptx::Space::Shared : ptx::Space::Global;
+    if (space == ptx::Space::Shared) addr -= kSharedWindow;
+  }
+  resolved = space;
+  if (space == ptx::Space::Shared) {
+    std::vector<uint8_t>& sh = c.warp->tb().shared();
+    if (addr + bytes > sh.size()) c.fault(fmt::format("wmma shared-memory access out of bounds at 0x{:x}", addr), lane);
+    return sh.data() + addr;
+  }
+  const GridLaunch& launch = c.warp->tb().launch();
+  uint8_t* p = launch.mem->translate(addr, bytes);
+  if (!p) c.fault(fmt::format("invalid wmma global access: {}", launch.mem->explain(addr, bytes)), lane);
+  return p;
+}
+
+// wmma.load.{a,b,c} / wmma.store.d: element (r, c) at base + (r * ldm + c)
+// elements (.row) or base + (c * ldm + r) (.col).
+template <bool Store>
+void wmma_memory_op(StepContext& c, const ptx::Instruction& in) {
+  if (c.mask != kFullMask) c.fault("wmma needs all 32 lanes of the warp (it is .aligned)");
+  const ptx::TensorOp& t = in.tensor;
+  const char which = Store ? 'd' : t.wmma == ptx::WmmaOp::LoadA ? 'a' : t.wmma == ptx::WmmaOp::LoadB ? 'b' : 'c';
+  const ptx::Operand& addr_op = in.ops[Store ? 0 : 1];
+  const WmmaFragment f(in, in.ops[Store ? 1 : 0], which);
+  const bool col = t.a_col;
+  const uint64_t ldm = in.nops == 3 ? c.src(in.ops[2], 0) & 0xffffffffu : (col ? f.rows : f.cols);
+  const uint64_t base = operand_address(c, addr_op, 0) & (in.space == ptx::Space::Shared ? 0xffffffffu : ~0ull);
+  auto element_bits = [&](unsigned flat) {
+    const uint64_t r = flat / f.cols, cc = flat % f.cols;
+    return (col ? cc * ldm + r : r * ldm + cc) * f.bits;
+  };
+  ptx::Space resolved = in.space;
+  for (unsigned lane = 0; lane < kWarpSize; ++lane)
+    for (unsigned j = 0; j < f.count; ++j) {
+      const uint64_t bit = element_bits(f.flat(lane, j));
+      const uint32_t bytes = std::max(1u, f.bits / 8);
+      uint8_t* p = wmma_memory(c, in.space, base + bit / 8, bytes, lane, resolved);
+      uint64_t v = 0;
+      if constexpr (Store) {
+        v = f.get(c, lane, j);
+        if (f.bits < 8) {
+          const unsigned shift = unsigned(bit % 8);
+          *p = uint8_t((*p & ~(((1u << f.bits) - 1) << shift)) | (v << shift));
+        } else {
+          std::memcpy(p, &v, bytes);
+        }
+      } else {
+        std::memcpy(&v, p, bytes);
+        if (f.bits < 8) v = (v >> (bit % 8)) & ((1u << f.bits) - 1);
+        f.put(c, lane, j, v);
+      }
+    }
+  if (c.warp->recording()) {  // lane l: the l-th 32nd of the matrix, in memory order
+    MemAccess& m = c.warp->access();
+    const unsigned chunk = f.rows * f.cols / kWarpSize;
+    m.space = resolved;
+    m.bytes = std::max(1u, chunk * f.bits / 8);
+    m.is_store = Store;
+    m.is_atomic = false;
+    m.mask = kFullMask;
+    for (unsigned lane = 0; lane < kWarpSize; ++lane) {
+      const unsigned k = lane * chunk;  // flat index in memory order
+      const uint64_t major = col ? k / f.rows : k / f.cols, minor = col ? k % f.rows : k % f.cols;
+      uint64_t a = base + (major * ldm + minor) * f.bits / 8;
+      if (resolved == ptx::Space::Shared && in.space == ptx::Space::Generic) a -= kSharedWindow;
+      m.addr[lane] = a;
+    }
+  }
+}
+
+// wmma.mma: D = A * B + C over the fragments' matrices, computed like mma.sync.
+void wmma_mma(StepContext& c, const ptx::Instruction& in) {
+  if (c.mask != kFullMask) c.fault("wmma needs all 32 lanes of the warp (it is .aligned)");
+  const ptx::TensorOp& t = in.tensor;
+  const WmmaFragment fd(in, in.ops[0], 'd'), fa(in, in.ops[1], 'a'), fb(in, in.ops[2], 'b'), fc(in, in.ops[3], 'c');
+  const bool is_float = t.a == MmaType::F16 || t.a == MmaType::BF16 || t.a == MmaType::Tf32 || t.a == MmaType::F64;
+  static thread_local std::vector<double> A, B, C;
+  A.assign(size_t(t.m) * t.k, 0);
+  B.assign(size_t(t.k) * t.n, 0);
+  C.assign(size_t(t.m) * t.n, 0);
+  auto gather = [&](const WmmaFragment& f, std::vector<double>& out) {
+    for (unsigned lane = 0; lane < kWarpSize; ++lane)
+      for (unsigned j = 0; j < f.count; ++j) {
+        const uint64_t raw = f.get(c, lane, j);
+        const bool accum = &f == &fc;
+        out[f.flat(lane, j)] = is_float ? float_element(f.type, raw, 0)
+                                        : double(int_element(accum ? MmaType::S32 : f.type, raw, 0));
+      }
+  };
+  gather(fa, A);
+  gather(fb, B);
+  gather(fc, C);
+  for (unsigned lane = 0; lane < kWarpSize; ++lane)
+    for (unsigned j = 0; j < fd.count; ++j) {
+      const unsigned e = fd.flat(lane, j), row = e / t.n, col = e % t.n;
+      uint64_t out;
+      if (is_float) {
+        double acc = C[e];
+        for (unsigned k = 0; k < t.k; ++k)
+          acc = t.d == MmaType::F64 ? std::fma(A[row * t.k + k], B[k * t.n + col], acc)
+                                    : acc + A[row * t.k + k] * B[k * t.n + col];
+        out = t.d == MmaType::F16   ? compute::from_double<compute::Half>(acc).bits
+              : t.d == MmaType::F32 ? std::bit_cast<uint32_t>(float(acc))
+                                    : std::bit_cast<uint64_t>(acc);
+      } else {
+        int64_t acc = int64_t(C[e]);
+        for (unsigned k = 0; k < t.k; ++k) {
+          const int64_t x = int64_t(A[row * t.k + k]), y = int64_t(B[k * t.n + col]);
+          acc += t.a != MmaType::B1 ? x * y : t.bitop == ptx::AtomOp::Xor ? (x ^ y) : (x & y);
+        }
+        if (t.satfinite) acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
+        out = uint32_t(acc);
+      }
+      fd.put(c, lane, j, out);
+    }
+}
+
 // cvt.rna.tf32.f32: f32 rounded to the 10-bit mantissa of tf32, ties away
 // from zero; the result is an f32 bit pattern with the low 13 bits clear.
 void cvt_rna_tf32(StepContext& c, const ptx::Instruction& in) {
@@ -207,6 +363,13 @@ ptx::ExecHandler bind_tensor(const ptx::Instruction& in, std::string& why) {
       return nullptr;
     }
     return &cvt_rna_tf32;
+  }
+  if (in.op == ptx::Opcode::Wmma) {
+    switch (in.tensor.wmma) {
+      case ptx::WmmaOp::Mma: return &wmma_mma;
+      case ptx::WmmaOp::StoreD: return &wmma_memory_op<true>;
+      default: return &wmma_memory_op<false>;
+    }
   }
   if (in.op != ptx::Opcode::Mma) return nullptr;
   switch (in.tensor.a) {

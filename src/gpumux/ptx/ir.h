@@ -74,6 +74,7 @@ enum class Opcode : uint8_t {
   Mbarrier, // mbarrier.*: Instruction::mbar
   Mma,      // mma.sync: Instruction::tensor
   Ldmatrix, // ldmatrix.sync.aligned.m8n8: Instruction::tensor (count, trans)
+  Wmma,     // wmma.load/store/mma: Instruction::tensor (wmma: which operation)
   NumOpcodes
 };
 const char* opcode_name(Opcode op);
@@ -102,6 +103,8 @@ enum class AsyncOp : uint8_t { None, Copy, Commit, WaitGroup, WaitAll, MbarrierA
 enum class MbarOp : uint8_t {
   None, Init, Inval, Arrive, ArriveDrop, TestWait, TestWaitParity, TryWait, TryWaitParity, PendingCount
 };
+// wmma operations: load of fragment a, b or c, store of d, mma.
+enum class WmmaOp : uint8_t { None, LoadA, LoadB, LoadC, StoreD, Mma };
 // Element types of tensor-core operands (tf32, s4/u4 and b1 have no register type).
 enum class MmaType : uint8_t { None, F16, BF16, Tf32, F32, F64, S8, U8, S4, U4, B1, S32 };
 // Shape, layouts and operand types of mma/ldmatrix.
@@ -113,6 +116,7 @@ struct TensorOp {
   bool satfinite = false;     // integer mma .satfinite
   MmaType a = MmaType::None, b = MmaType::None, c = MmaType::None, d = MmaType::None;
   AtomOp bitop = AtomOp::None;  // b1 mma: .xor.popc (Xor) or .and.popc (And)
+  WmmaOp wmma = WmmaOp::None;
 };
 
 // Special registers readable with mov/cvt (%tid.x etc.). Component in Operand::comp.
@@ -160,7 +164,7 @@ struct Operand {
   SymScope scope = SymScope::Module;
   uint32_t sym = kNoSym;         // Symbol/Addr: variable index in `scope`; Func: Module::functions index
   uint64_t imm = 0;              // Imm bits; Addr offset (two's complement); Label target
-  std::array<uint16_t, 4> vec{kNoReg, kNoReg, kNoReg, kNoReg};
+  std::array<uint16_t, 8> vec{kNoReg, kNoReg, kNoReg, kNoReg, kNoReg, kNoReg, kNoReg, kNoReg};  // wmma: 8
   bool vec_is_pred = false;      // unused by nvcc, kept for completeness
 };
 

@@ -133,6 +133,95 @@ bool apply_ldmatrix(Instruction& in, std::string_view m) {
   return false;
 }
 
+bool apply_wmma(Instruction& in, std::string_view m) {
+  TensorOp& t = in.tensor;
+  if (t.wmma == WmmaOp::None) {  // load.a / load.b / load.c / store.d / mma: the first two modifiers
+    if (m == "load" || m == "store") return (t.count = m == "load" ? 1 : 2), true;
+    if (m == "mma") return (t.wmma = WmmaOp::Mma), true;
+    if (t.count == 1 && (m == "a" || m == "b" || m == "c")) {
+      t.wmma = m == "a" ? WmmaOp::LoadA : m == "b" ? WmmaOp::LoadB : WmmaOp::LoadC;
+      t.count = 0;  // from here: the number of layouts
+      return true;
+    }
+    if (t.count != 2 || m != "d") return false;
+    t.wmma = WmmaOp::StoreD;
+    t.count = 0;
+    return true;
+  }
+  if (m == "sync" || m == "aligned" || m == "rn") return true;
+  if (parse_shape(m, t)) return true;
+  if (m == "row" || m == "col") {
+    const bool mma = t.wmma == WmmaOp::Mma;
+    if (t.count >= (mma ? 2 : 1)) return false;
+    (mma && t.count == 1 ? t.b_col : t.a_col) = m == "col";
+    ++t.count;
+    return true;
+  }
+  if (is_shared_space(m)) return (in.space = Space::Shared), true;
+  if (m == "global") return (in.space = Space::Global), true;
+  if (m == "satfinite") return t.satfinite = true;
+  if (m == "xor" || m == "and") return (t.bitop = m == "xor" ? AtomOp::Xor : AtomOp::And), true;
+  if (m == "popc") return t.bitop != AtomOp::None;
+  auto ty = mma_type_from_name(m);
+  if (!ty) return false;
+  MmaType* slots[4] = {&t.d, &t.a, &t.b, &t.c};
+  for (MmaType* s : slots)
+    if (*s == MmaType::None) return (*s = *ty), true;
+  return false;
+}
+
+// The A/B input type and the accumulator type of a wmma after its modifiers,
+// from the types in d, a, b, c order (see finish_async_tensor).
+bool wmma_shape_ok(const TensorOp& t, MmaType in, MmaType acc) {
+  const bool k16 = (t.m == 16 && t.n == 16 && t.k == 16) || (t.m == 32 && t.n == 8 && t.k == 16) ||
+                   (t.m == 8 && t.n == 32 && t.k == 16);
+  switch (in) {
+    case MmaType::F16: return k16 && (acc == MmaType::F16 || acc == MmaType::F32);
+    case MmaType::BF16: return k16 && acc == MmaType::F32;
+    case MmaType::Tf32: return t.m == 16 && t.n == 16 && t.k == 8 && acc == MmaType::F32;
+    case MmaType::F64: return t.m == 8 && t.n == 8 && t.k == 4 && acc == MmaType::F64;
+    case MmaType::S8:
+    case MmaType::U8: return k16 && acc == MmaType::S32;
+    case MmaType::S4:
+    case MmaType::U4: return t.m == 8 && t.n == 8 && t.k == 32 && acc == MmaType::S32;
+    case MmaType::B1: return t.m == 8 && t.n == 8 && t.k == 128 && acc == MmaType::S32;
+    default: return false;
+  }
+}
+
+std::string finish_wmma(Instruction& in) {
+  TensorOp& t = in.tensor;
+  if (t.wmma == WmmaOp::None) return "an operation (.load.a/.b/.c, .store.d, .mma)";
+  if (t.m == 0) return "a shape (.m16n16k16, ...)";
+  if (in.space == Space::None) in.space = Space::Generic;
+  if (t.wmma == WmmaOp::Mma) {
+    if (t.count != 2) return ".alayout.blayout";
+    if (t.b == MmaType::None) {  // .dtype.ctype: f16 inputs
+      t.c = t.a;
+      t.a = t.b = MmaType::F16;
+    }
+    if (t.c == MmaType::None || t.a != t.b) return "types .dtype.atype.btype.ctype (or .dtype.ctype for f16)";
+    if (t.a == MmaType::B1 && t.bitop == AtomOp::None) return ".xor.popc or .and.popc";
+    if (!wmma_shape_ok(t, t.a, t.c) || !wmma_shape_ok(t, t.a, t.d)) return "a shape and types of the PTX ISA for sm_80";
+  } else {
+    if (t.count != 1) return "a layout (.row or .col)";
+    const MmaType ty = t.d;  // the one type suffix
+    t.d = MmaType::None;
+    if (ty == MmaType::None || t.a != MmaType::None) return "one type";
+    (t.wmma == WmmaOp::LoadA ? t.a : t.wmma == WmmaOp::LoadB ? t.b : t.wmma == WmmaOp::LoadC ? t.c : t.d) = ty;
+    const bool input = t.wmma == WmmaOp::LoadA || t.wmma == WmmaOp::LoadB;
+    // Some input type pairs with the accumulator of a load/store: check the shape with a plausible partner.
+    const MmaType partner_in = ty == MmaType::F32 ? MmaType::F16 : ty == MmaType::S32 ? MmaType::S8 : ty;
+    const bool ok = input ? (wmma_shape_ok(t, ty, MmaType::F32) || wmma_shape_ok(t, ty, MmaType::S32) ||
+                             wmma_shape_ok(t, ty, MmaType::F64))
+                          : (wmma_shape_ok(t, partner_in, ty) || wmma_shape_ok(t, MmaType::Tf32, ty) ||
+                             wmma_shape_ok(t, MmaType::S4, ty) || wmma_shape_ok(t, MmaType::B1, ty));
+    if (!ok) return "a shape and type of the PTX ISA for sm_80";
+  }
+  t.count = 0;
+  return "";
+}
+
 bool is_value(const Operand& o) { return o.kind == OperandKind::Reg || o.kind == OperandKind::Imm; }
 
 std::string check_cp_async(Instruction& in) {
@@ -213,7 +302,8 @@ std::string check_mma(const Instruction& in) {
 }  // namespace
 
 bool is_async_or_tensor(Opcode op) {
-  return op == Opcode::CpAsync || op == Opcode::Mbarrier || op == Opcode::Mma || op == Opcode::Ldmatrix;
+  return op == Opcode::CpAsync || op == Opcode::Mbarrier || op == Opcode::Mma || op == Opcode::Ldmatrix ||
+         op == Opcode::Wmma;
 }
 
 bool apply_async_tensor_modifier(Instruction& in, std::string_view m) {
@@ -222,6 +312,7 @@ bool apply_async_tensor_modifier(Instruction& in, std::string_view m) {
     case Opcode::Mbarrier: return apply_mbarrier(in, m);
     case Opcode::Mma: return apply_mma(in, m);
     case Opcode::Ldmatrix: return apply_ldmatrix(in, m);
+    case Opcode::Wmma: return apply_wmma(in, m);
     default: return false;
   }
 }
@@ -248,6 +339,7 @@ std::string finish_async_tensor(Instruction& in) {
         return "a shape and types of the PTX ISA for sm_80";
       return "";
     }
+    case Opcode::Wmma: return finish_wmma(in);
     case Opcode::Ldmatrix:
       if (in.tensor.m != 8 || in.tensor.count == 0) return ".m8n8 and .x1, .x2 or .x4";
       if (in.type != Type::B16) return ".b16";
@@ -265,6 +357,26 @@ std::string check_async_tensor_operands(Instruction& in) {
     case Opcode::Ldmatrix:
       if (in.nops != 2 || in.ops[1].kind != OperandKind::Addr) return "d, [address]";
       return check_vector(in.ops[0], in.tensor.count, "d");
+    case Opcode::Wmma: {
+      const TensorOp& t = in.tensor;
+      if (t.wmma == WmmaOp::Mma) {
+        if (in.nops != 4) return "4 operands: d, a, b, c";
+        const char kNames[4] = {'d', 'a', 'b', 'c'};
+        for (unsigned i = 0; i < 4; ++i) {
+          const char what[2] = {kNames[i], 0};
+          std::string e = check_vector(in.ops[i], wmma_fragment_regs(t, kNames[i]), what);
+          if (!e.empty()) return e;
+        }
+        return "";
+      }
+      const bool store = t.wmma == WmmaOp::StoreD;
+      const char which = t.wmma == WmmaOp::LoadA ? 'a' : t.wmma == WmmaOp::LoadB ? 'b' : store ? 'd' : 'c';
+      const unsigned addr = store ? 0 : 1, frag = store ? 1 : 0;
+      if ((in.nops != 2 && in.nops != 3) || in.ops[addr].kind != OperandKind::Addr ||
+          (in.nops == 3 && !is_value(in.ops[2])))
+        return store ? "[address], d{, stride}" : "fragment, [address]{, stride}";
+      return check_vector(in.ops[frag], wmma_fragment_regs(t, which), "the fragment");
+    }
     default: return "";
   }
 }
@@ -285,6 +397,15 @@ unsigned mma_type_bits(MmaType t) {
     case MmaType::None: break;
   }
   return 0;
+}
+
+unsigned wmma_fragment_regs(const TensorOp& t, char which) {
+  const MmaType ty = which == 'a' ? t.a : which == 'b' ? t.b : which == 'c' ? t.c : t.d;
+  const unsigned elements = which == 'a' ? unsigned(t.m) * t.k : which == 'b' ? unsigned(t.k) * t.n : unsigned(t.m) * t.n;
+  const unsigned bits = mma_type_bits(ty);
+  if (bits == 0) return 0;
+  if (ty == MmaType::F16 && (which == 'a' || which == 'b')) return 8;  // every f16 shape: eight .f16x2
+  return bits == 64 ? elements / 32 : elements * bits / 1024;
 }
 
 unsigned mma_fragment_regs(const TensorOp& t, char which) {

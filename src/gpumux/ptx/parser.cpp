@@ -140,7 +140,7 @@ std::optional<Opcode> opcode_from_name(std::string_view s) {
       {"activemask", Opcode::Activemask}, {"bmsk", Opcode::Bmsk}, {"addc", Opcode::Addc},
       {"subc", Opcode::Subc},     {"madc", Opcode::Madc},     {"redux", Opcode::Redux},
       {"cp", Opcode::CpAsync},    {"mbarrier", Opcode::Mbarrier}, {"mma", Opcode::Mma},
-      {"ldmatrix", Opcode::Ldmatrix},
+      {"ldmatrix", Opcode::Ldmatrix}, {"wmma", Opcode::Wmma},
   };
   auto it = kOps.find(s);
   if (it == kOps.end()) return std::nullopt;
@@ -423,7 +423,8 @@ unsigned type_count(const Instruction& in) {
     case Opcode::CpAsync:
     case Opcode::Mbarrier:
     case Opcode::Mma:
-    case Opcode::Ldmatrix: return 0;  // parse_async_tensor.cpp reads their types
+    case Opcode::Ldmatrix:
+    case Opcode::Wmma: return 0;  // parse_async_tensor.cpp reads their types
     default: return 1;
   }
 }
@@ -1653,7 +1654,7 @@ class Parser {
     unsigned n = 0;
     do {
       const Token& e = peek();
-      if (n == o.vec.size()) unsupported("vector operand with more than 4 elements");
+      if (n == o.vec.size()) unsupported("vector operand with more than 8 elements");
       if (e.kind == TokKind::Number || is_punct(e, '-')) unsupported("immediate in a vector operand");
       std::string_view name = expect_ident("a register in the vector");
       if (name == "_") {

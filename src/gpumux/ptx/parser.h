@@ -5,7 +5,7 @@
 //
 // Errors: malformed PTX throws LoadError "file:line: message" naming the
 // offending token. Constructs gpumux does not model (textures, surfaces,
-// wmma, cp.async.bulk and other sm_90 forms, calls to undefined
+// cp.async.bulk and other sm_90 forms, calls to undefined
 // .extern functions other than the engine's built-ins (builtins.h: vprintf,
 // malloc, ...) such as dynamic parallelism, unknown opcodes or modifiers,
 // ...) are not errors: they are recorded in Module::unsupported (line and
@@ -61,7 +61,7 @@
 //    pred_dst2 to a hidden predicate of the function (named "%cc.cf", which
 //    no PTX name reaches); addc/subc/madc get it as an extra last operand
 //    (nops one more than written). madc.lo/.hi use mul.
-//  * cp.async, mbarrier, mma, ldmatrix, cvt.rna.tf32.f32: parse_async_tensor.h.
+//  * cp.async, mbarrier, mma, wmma, ldmatrix, cvt.rna.tf32.f32: parse_async_tensor.h.
 //  * bmsk.clamp/.wrap: shf (Clamp/Wrap). redux.sync.op: aop (Add, Min, Max,
 //    And, Or, Xor) and sync.
 //  * bfind.shiftamt sets shiftamt; dp2a.lo/.hi use mul (Lo/Hi); shf.l/.r sdir,

@@ -90,6 +90,10 @@ InstTiming classify(const ptx::Instruction& in, const SmParams& p) {
     case Opcode::Brkpt: case Opcode::Nanosleep:
       set(Unit::Branch, l.branch, ii.branch, InstKind::Control);
       return t;
+    case Opcode::Wmma:
+      if (in.tensor.wmma == ptx::WmmaOp::Mma) set(Unit::Tensor, l.tensor, tensor_interval(in.tensor, ii.tensor));
+      else set(Unit::LdSt, l.shared_mem, ii.ldst, InstKind::Memory);
+      return t;
     case Opcode::Mbarrier: case Opcode::Ldmatrix:
       set(Unit::LdSt, l.shared_mem, ii.ldst, InstKind::Memory);
       return t;

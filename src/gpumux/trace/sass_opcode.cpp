@@ -273,6 +273,10 @@ SassForm sass_form(const ptx::Instruction& in, Space space, bool in_kernel) {
     case Opcode::Mbarrier: return {"ATOMS.ADD", true};
     case Opcode::Ldmatrix: return {"LDS.128", true};
     case Opcode::Mma: return {"HMMA.884.F32.F32"};
+    case Opcode::Wmma:
+      if (in.tensor.wmma == ptx::WmmaOp::Mma) return {"HMMA.884.F32.F32"};
+      if (in.tensor.wmma == ptx::WmmaOp::StoreD) return {space == Space::Shared ? "STS.128" : "STG.E.128", true};
+      return {space == Space::Shared ? "LDS.128" : "LDG.E.128", true};
     case Opcode::Invalid:
     case Opcode::NumOpcodes: break;
   }
