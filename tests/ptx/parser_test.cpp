@@ -535,14 +535,14 @@ TEST(PtxParser, LocAndFileDirectives) {
 TEST(PtxParser, UnsupportedConstructsAreRecordedNotFatal) {
   const std::string body =
       "\tistypep.texref %p1, %rd1;\n"                                  // 15
-      "\tmbarrier.init.shared.b64 [%rd1], %r2;\n"                       // 16
+      "\tmbarrier.expect_tx.shared.b64 [%rd1], %r2;\n"                  // 16
       "\tbrx.idx %r1, %r2;\n"                                           // 17
-      "\twmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1}, [%rd1], 16;\n"  // 18
-      "\tcp.async.ca.shared.global [%r1], [%rd1], 16;\n"                // 19
+      "\twgmma.fence.sync.aligned;\n"                                    // 18
+      "\tcp.async.bulk.commit_group;\n"                                  // 19
       "\tfrobnicate.u32 %r1;\n"                                         // 20
       "\tmov.u32 %r1, %cluster_ctarank;\n"                              // 21
       "\tld.global.L2::cache_hint.f32 %f1, [%rd1], %rd2;\n"             // 22
-      "\tcvt.rna.tf32.f32 %r1, %f1;\n"                                  // 23
+      "\tcvt.rn.satfinite.e4m3x2.f32 %r1, %f1, %f2;\n"                  // 23
       "\tsured.b.add.1d.u32.trap [%rd1, {%r7}], %r6;\n"                // 24
       "\tadd.s32 %r1, %r2, %r3;\n"
       "\tret;";
@@ -553,14 +553,14 @@ TEST(PtxParser, UnsupportedConstructsAreRecordedNotFatal) {
   EXPECT_NE(m.unsupported[0].construct.find(".texref"), std::string::npos);
   EXPECT_EQ(m.unsupported[1].line, kBodyLine + 1);
   EXPECT_EQ(m.unsupported[1].construct, "istypep.texref (texture)");
-  EXPECT_EQ(m.unsupported[2].construct, "mbarrier.init.shared.b64 (async barrier)");
+  EXPECT_EQ(m.unsupported[2].construct, "mbarrier.expect_tx.shared.b64 (modifier .expect_tx)");
   EXPECT_EQ(m.unsupported[3].construct, "brx.idx (indirect branch)");
   EXPECT_NE(m.unsupported[4].construct.find("tensor core"), std::string::npos);
-  EXPECT_NE(m.unsupported[5].construct.find("async copy"), std::string::npos);
+  EXPECT_EQ(m.unsupported[5].construct, "cp.async.bulk.commit_group (modifier .bulk)");
   EXPECT_EQ(m.unsupported[6].construct, "unknown instruction frobnicate.u32");
   EXPECT_EQ(m.unsupported[7].construct, "special register %cluster_ctarank");
   EXPECT_NE(m.unsupported[8].construct.find(".L2::cache_hint"), std::string::npos);
-  EXPECT_NE(m.unsupported[9].construct.find("tf32"), std::string::npos);
+  EXPECT_NE(m.unsupported[9].construct.find("e4m3x2"), std::string::npos);
   EXPECT_EQ(m.unsupported[10].construct, "sured.b.add.1d.u32.trap (surface)");
   EXPECT_EQ(m.unsupported[10].line, kBodyLine + 10);
   // Parsing went on: the supported instructions are there.

@@ -20,6 +20,7 @@ struct SmLatencyParams {
   uint32_t branch = 2;
   uint32_t constant = 8;
   uint32_t texture = 60;
+  uint32_t tensor = 32;
 
   static void declare(ParamDecl<SmLatencyParams>& d) {
     d.param("int", &SmLatencyParams::int_alu, "cycles", "integer ALU result latency").range(1, 1000);
@@ -39,6 +40,7 @@ struct SmLatencyParams {
             "texture unit: cycles a texture fetch or surface access (tex, tld4, suld, sust) adds to the L1 path "
             "(addressing and filtering)")
         .range(0, 1000);
+    d.param("tensor", &SmLatencyParams::tensor, "cycles", "tensor-core (mma) result latency").range(1, 1000);
   }
 };
 
@@ -51,6 +53,7 @@ struct SmIntervalParams {
   uint32_t sfu = 4;
   uint32_t branch = 1;
   uint32_t ldst = 1;
+  uint32_t tensor = 8;
 
   static void declare(ParamDecl<SmIntervalParams>& d) {
     d.param("int", &SmIntervalParams::int_alu, "cycles", "integer unit: cycles between warp instructions").range(1, 256);
@@ -62,6 +65,10 @@ struct SmIntervalParams {
         .range(1, 256);
     d.param("ldst", &SmIntervalParams::ldst, "cycles", "load/store issue port: cycles between warp instructions")
         .range(1, 256);
+    d.param("tensor", &SmIntervalParams::tensor, "cycles",
+            "tensor-core unit: cycles per mma of 2048 f16 multiply-adds (m16n8k16); other shapes and "
+            "types scale with their multiply-adds and the type's rate (docs/timing-sm.md)")
+        .range(1, 64);
   }
 };
 

@@ -14,5 +14,7 @@ ptx::ExecHandler bind_memory(const ptx::Instruction& in, std::string& why);
 ptx::ExecHandler bind_control(const ptx::Instruction& in, std::string& why);
 ptx::ExecHandler bind_warp_ops(const ptx::Instruction& in, std::string& why);
 ptx::ExecHandler bind_texture(const ptx::Instruction& in, std::string& why);
+ptx::ExecHandler bind_async(const ptx::Instruction& in, std::string& why);   // cp.async, mbarrier
+ptx::ExecHandler bind_tensor(const ptx::Instruction& in, std::string& why);  // mma, ldmatrix
 
 }  // namespace gpumux::exec

@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include "gpumux/exec/address_space.h"
 #include "gpumux/exec/bind_tables.h"
+#include "gpumux/exec/loaded_module.h"
 #include "gpumux/exec/thread_block.h"
 
 namespace gpumux::exec {
@@ -17,6 +19,28 @@ void bra(StepContext& c, const ptx::Instruction& in) {
 
 void call(StepContext& c, const ptx::Instruction& in) {
   c.warp->call(in, c.mask, in.ops[0].sym);
+}
+
+// call through a register (virtual functions, function pointers): lanes
+// with different targets call one target at a time, lowest lane's first.
+void call_indirect(StepContext& c, const ptx::Instruction& in) {
+  const LoadedModule& mod = *c.warp->tb().launch().module;
+  const unsigned first = unsigned(std::countr_zero(c.mask));
+  const uint64_t target = c.src(in.ops[0], first);
+  uint32_t same = 0;
+  for_each_lane(c.mask, [&](unsigned l) { same |= uint32_t(c.src(in.ops[0], l) == target) << l; });
+  const uint64_t index = target - kFunctionAddressBase;
+  if (target < kFunctionAddressBase || index >= mod.ir().functions.size())
+    c.fault(fmt::format("indirect call to 0x{:x}, which is not the address of a function", target), first);
+  const ptx::Function& fn = mod.ir().functions[index];
+  if (fn.is_entry || fn.is_extern)
+    c.fault(fmt::format("indirect call to {} {}", fn.is_entry ? "kernel" : "external function", fn.name), first);
+  if (fn.params.size() != in.call_args.size() || fn.rets.size() != in.call_rets.size())
+    c.fault(fmt::format("indirect call to {} with {} argument(s) and {} return value(s); it takes {} and returns {}",
+                        fn.name, in.call_args.size(), in.call_rets.size(), fn.params.size(), fn.rets.size()),
+            first);
+  if (same != c.mask) c.warp->defer_call(c.mask & ~same);
+  c.warp->call(in, same, uint32_t(index));
 }
 
 void ret(StepContext& c, const ptx::Instruction&) { c.warp->ret(c.mask); }
@@ -60,16 +84,12 @@ void bar(StepContext& c, const ptx::Instruction& in) {
 
 }  // namespace
 
-ptx::ExecHandler bind_control(const ptx::Instruction& in, std::string& why) {
+ptx::ExecHandler bind_control(const ptx::Instruction& in, std::string&) {
   using ptx::Opcode;
   switch (in.op) {
     case Opcode::Bra: return &bra;
     case Opcode::Call:
-      if (in.ops[0].kind != ptx::OperandKind::Func) {
-        why = "indirect calls through a register are not supported";
-        return nullptr;
-      }
-      return &call;
+      return in.ops[0].kind == ptx::OperandKind::Func ? &call : &call_indirect;
     case Opcode::Ret: return &ret;
     case Opcode::Exit: return &exit_;
     case Opcode::Trap:

@@ -123,4 +123,14 @@ void ThreadBlock::check_stalled() const {
                  {});
 }
 
+void ThreadBlock::spin_deadlock() const {
+  for (const Warp& w : warps_)
+    if (w.ready())
+      w.fault(fmt::format("wait deadlock: for {} rounds every running warp of the TB waited on an mbarrier "
+                          "phase that no warp completes",
+                          kMaxSpinRounds),
+              {});
+  std::abort();  // unreachable: a spinning warp is ready
+}
+
 }  // namespace gpumux::exec

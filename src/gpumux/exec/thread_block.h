@@ -100,6 +100,9 @@ class ThreadBlock {
   // A round of run_to_completion() without progress: returns if every warp
   // exited, else faults with a barrier-deadlock report.
   void check_stalled() const;
+  // Spin rounds (see run_to_completion) after which no arrival can come.
+  static constexpr unsigned kMaxSpinRounds = 1024;
+  [[noreturn]] void spin_deadlock() const;
 
   const GridLaunch* launch_;
   Dim ctaid_;
@@ -115,13 +118,15 @@ class ThreadBlock {
 template <class AfterStep>
 uint64_t ThreadBlock::run_to_completion(AfterStep&& after_step) {
   constexpr bool kObserved = !std::is_same_v<std::decay_t<AfterStep>, NoStepHook>;
+  unsigned spin_rounds = 0;  // rounds in a row in which every warp that ran ended in a failed wait
   uint64_t executed = 0;
   for (;;) {
-    bool progressed = false;
+    bool progressed = false, only_spins = true;
     for (Warp& w : warps_) {
       // Run each warp until it blocks: fewer switches, same result, since
       // warps of a TB interact only through barriers and memory order is
-      // unspecified between barriers.
+      // unspecified between barriers. A failed mbarrier wait yields.
+      bool ran = false, yielded = false;
       while (w.ready()) {
         if constexpr (kObserved) {
           const ptx::Instruction& in = w.next_instruction();
@@ -133,9 +138,17 @@ uint64_t ThreadBlock::run_to_completion(AfterStep&& after_step) {
           w.step();
         }
         ++executed;
-        progressed = true;
+        ran = true;
+        if (w.take_yield()) [[unlikely]] {
+          yielded = true;
+          break;
+        }
       }
+      progressed |= ran;
+      only_spins &= !ran || yielded;
     }
+    spin_rounds = progressed && only_spins ? spin_rounds + 1 : 0;
+    if (spin_rounds > kMaxSpinRounds) spin_deadlock();
     if (done()) return executed;
     if (!progressed) {
       check_stalled();

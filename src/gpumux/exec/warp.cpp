@@ -115,6 +115,15 @@ void Warp::branch(uint32_t taken, uint32_t target, uint32_t reconv) {
   simt_.push_back(SimtEntry{target, reconv, taken});
 }
 
+void Warp::defer_call(uint32_t later) {
+  // The current entry waits past the call with every lane; above it, the
+  // deferred lanes re-execute the call once the calling lanes' placeholder
+  // (at its reconvergence point, popped when their callee returns) is gone.
+  const SimtEntry e = simt_.back();
+  simt_.push_back(SimtEntry{e.pc - 1, e.pc, later});
+  simt_.push_back(SimtEntry{e.pc, e.pc, e.mask & ~later});
+}
+
 void Warp::call(const ptx::Instruction& in, uint32_t mask, uint32_t callee) {
   const LoadedModule& mod = *tb_->launch().module;
   const ptx::Function& fn = mod.function(callee);

@@ -87,6 +87,17 @@ class Warp {
     pending_red_lanes_ = lanes;
   }
   void release_from_barrier(uint32_t reduction);
+  // A wait that found its condition false (mbarrier.test_wait/try_wait): the
+  // warp spins, so ThreadBlock::run_to_completion lets the other warps run.
+  void request_yield() { yield_ = true; }
+  bool take_yield() {
+    const bool y = yield_;
+    yield_ = false;
+    return y;
+  }
+  // Divergent indirect call: `later` lanes execute the call instruction again
+  // once the other lanes have returned from theirs (ops_control.cpp).
+  void defer_call(uint32_t later);
   void rebind(ThreadBlock& tb) { tb_ = &tb; }
   uint8_t* local_ptr(unsigned lane, uint64_t offset, uint64_t bytes);
   uint8_t* param_ptr(unsigned lane, uint64_t offset, uint64_t bytes);
@@ -106,6 +117,7 @@ class Warp {
   uint32_t index_;
   WarpState state_ = WarpState::Ready;
   bool record_mem_ = false;
+  bool yield_ = false;
   uint64_t executed_ = 0;
   std::vector<Frame> frames_;
   std::vector<SimtEntry> simt_;

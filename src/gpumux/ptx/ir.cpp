@@ -90,6 +90,7 @@ const char* opcode_name(Opcode op) {
       "bra", "call", "ret", "exit", "trap", "brkpt", "nanosleep",
       "bar", "membar", "atom", "red", "shfl", "vote", "match", "activemask", "redux",
       "tex", "tld4", "txq", "suld", "sust", "suq",
+      "cp.async", "mbarrier", "mma", "ldmatrix", "wmma",
   };
   static_assert(std::size(kNames) == size_t(Opcode::NumOpcodes));
   auto i = size_t(op);
@@ -109,7 +110,10 @@ bool has_destination(const Instruction& in) {
     case Opcode::Trap:
     case Opcode::Brkpt:
     case Opcode::Nanosleep:
-    case Opcode::Membar: return false;
+    case Opcode::Membar:
+    case Opcode::CpAsync: return false;
+    case Opcode::Wmma: return in.tensor.wmma != WmmaOp::StoreD;
+    case Opcode::Mbarrier: return in.mbar != MbarOp::Init && in.mbar != MbarOp::Inval;
     case Opcode::Bar: return in.bar == BarKind::Red;
     default: return true;
   }

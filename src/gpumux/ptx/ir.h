@@ -71,6 +71,12 @@ enum class Opcode : uint8_t {
   Redux,    // redux.sync: the operation in Instruction::aop
   // textures and surfaces (bindless: the object is a 64-bit register); Instruction::tex
   Tex, Tld4, Txq, Suld, Sust, Suq,
+  // asynchronous copies, asynchronous barriers and tensor cores (parse_async_tensor.h)
+  CpAsync,  // cp.async copy, commit_group, wait_group, wait_all, mbarrier.arrive: Instruction::async
+  Mbarrier, // mbarrier.*: Instruction::mbar
+  Mma,      // mma.sync: Instruction::tensor
+  Ldmatrix, // ldmatrix.sync.aligned.m8n8: Instruction::tensor (count, trans)
+  Wmma,     // wmma.load/store/mma: Instruction::tensor (wmma: which operation)
   NumOpcodes
 };
 const char* opcode_name(Opcode op);
@@ -109,6 +115,27 @@ struct TexModifiers {
   TexQuery query = TexQuery::None;
   uint8_t comp = 0;        // tld4.r/.g/.b/.a: channel 0..3
   bool formatted = false;  // sust.p (sust.b: false)
+};
+// cp.async forms; MbarrierArrive: cp.async.mbarrier.arrive (Instruction::noinc for .noinc).
+enum class AsyncOp : uint8_t { None, Copy, Commit, WaitGroup, WaitAll, MbarrierArrive };
+// mbarrier operations; the *Parity forms take a phase parity instead of a state.
+enum class MbarOp : uint8_t {
+  None, Init, Inval, Arrive, ArriveDrop, TestWait, TestWaitParity, TryWait, TryWaitParity, PendingCount
+};
+// wmma operations: load of fragment a, b or c, store of d, mma.
+enum class WmmaOp : uint8_t { None, LoadA, LoadB, LoadC, StoreD, Mma };
+// Element types of tensor-core operands (tf32, s4/u4 and b1 have no register type).
+enum class MmaType : uint8_t { None, F16, BF16, Tf32, F32, F64, S8, U8, S4, U4, B1, S32 };
+// Shape, layouts and operand types of mma/ldmatrix.
+struct TensorOp {
+  uint16_t m = 0, n = 0, k = 0;
+  uint8_t count = 0;          // ldmatrix .x1/.x2/.x4
+  bool trans = false;         // ldmatrix .trans
+  bool a_col = false, b_col = false;  // mma .row/.col of A and B
+  bool satfinite = false;     // integer mma .satfinite
+  MmaType a = MmaType::None, b = MmaType::None, c = MmaType::None, d = MmaType::None;
+  AtomOp bitop = AtomOp::None;  // b1 mma: .xor.popc (Xor) or .and.popc (And)
+  WmmaOp wmma = WmmaOp::None;
 };
 
 // Special registers readable with mov/cvt (%tid.x etc.). Component in Operand::comp.
@@ -156,7 +183,7 @@ struct Operand {
   SymScope scope = SymScope::Module;
   uint32_t sym = kNoSym;         // Symbol/Addr: variable index in `scope`; Func: Module::functions index
   uint64_t imm = 0;              // Imm bits; Addr offset (two's complement); Label target
-  std::array<uint16_t, 4> vec{kNoReg, kNoReg, kNoReg, kNoReg};
+  std::array<uint16_t, 8> vec{kNoReg, kNoReg, kNoReg, kNoReg, kNoReg, kNoReg, kNoReg, kNoReg};  // wmma: 8
   bool vec_is_pred = false;      // unused by nvcc, kept for completeness
 };
 
@@ -194,6 +221,11 @@ struct Instruction {
   // per-thread predicate of the function, in pred_dst2; addc/subc/madc read
   // it as their last operand (parser.h).
   bool cc = false;
+  AsyncOp async = AsyncOp::None;
+  MbarOp mbar = MbarOp::None;
+  bool noinc = false;         // cp.async.mbarrier.arrive.noinc; mbarrier.arrive.noComplete
+  bool cache_policy = false;  // .L2::cache_hint (cp.async): its cache-policy operand is dropped
+  TensorOp tensor{};
   // guard predicate: @%p or @!%p
   uint16_t guard = kNoReg;
   bool guard_neg = false;
@@ -201,7 +233,7 @@ struct Instruction {
   std::array<Operand, 6> ops{};
   uint16_t pred_dst2 = kNoReg;  // second predicate destination (shfl's |%p, setp's |%q)
   // call: return-value and argument operands (call-block .param variables, Symbol operands
-  // with SymScope::Local) and the callee (ops[0] is a Func operand; indirect calls unsupported)
+  // with SymScope::Local) and the callee (ops[0] is a Func operand, or a Reg for an indirect call)
   std::vector<Operand> call_rets, call_args;
   // source position
   uint32_t line = 0;          // line in the PTX file

@@ -13,6 +13,7 @@
 #include "gpumux/ptx/lexer.h"
 #include "gpumux/ptx/literal.h"
 #include "gpumux/ptx/parser_texture.h"
+#include "gpumux/ptx/parse_async_tensor.h"
 
 namespace gpumux::ptx {
 
@@ -141,6 +142,8 @@ std::optional<Opcode> opcode_from_name(std::string_view s) {
       {"subc", Opcode::Subc},     {"madc", Opcode::Madc},     {"redux", Opcode::Redux},
       {"tex", Opcode::Tex},       {"tld4", Opcode::Tld4},     {"txq", Opcode::Txq},
       {"suld", Opcode::Suld},     {"sust", Opcode::Sust},     {"suq", Opcode::Suq},
+      {"cp", Opcode::CpAsync},    {"mbarrier", Opcode::Mbarrier}, {"mma", Opcode::Mma},
+      {"ldmatrix", Opcode::Ldmatrix}, {"wmma", Opcode::Wmma},
   };
   auto it = kOps.find(s);
   if (it == kOps.end()) return std::nullopt;
@@ -421,6 +424,11 @@ unsigned type_count(const Instruction& in) {
     case Opcode::Isspacep:
     case Opcode::Prefetch: return 0;
     case Opcode::Bar: return in.bar == BarKind::Red ? 1 : 0;
+    case Opcode::CpAsync:
+    case Opcode::Mbarrier:
+    case Opcode::Mma:
+    case Opcode::Ldmatrix:
+    case Opcode::Wmma: return 0;  // parse_async_tensor.cpp reads their types
     default: return 1;
   }
 }
@@ -1283,6 +1291,12 @@ class Parser {
   }
 
   bool apply_modifier(Instruction& in, std::string_view m, ModState& st) {
+    if (is_async_or_tensor(in.op)) return apply_async_tensor_modifier(in, m);
+    if (in.op == Opcode::Cvt && m == "tf32" && st.ntypes == 0) {  // cvt.rna.tf32.f32: a .b32 result
+      in.tensor.d = MmaType::Tf32;
+      st.types[st.ntypes++] = Type::B32;
+      return true;
+    }
     if (auto t = type_from_name(m)) {
       if (st.ntypes == 3) return false;
       st.types[st.ntypes++] = *t;
@@ -1465,6 +1479,10 @@ class Parser {
     for (unsigned i = 0; i < st.ntypes; ++i)
       if (st.types[i] == Type::B128) unsupported(fmt::format("{} (128-bit type)", op_tok.text));
     if (st.base == "bar" && in.bar != BarKind::Warp) in.aligned = true;
+    if (is_async_or_tensor(in.op)) {
+      std::string missing = finish_async_tensor(in);
+      if (!missing.empty()) unsupported(fmt::format("{} (needs {})", op_tok.text, missing));
+    }
     auto require = [&](bool ok, std::string_view what) {
       if (!ok) fail(op_tok, fmt::format("'{}' needs {}", op_tok.text, what));
     };
@@ -1655,7 +1673,7 @@ class Parser {
     unsigned n = 0;
     do {
       const Token& e = peek();
-      if (n == o.vec.size()) unsupported("vector operand with more than 4 elements");
+      if (n == o.vec.size()) unsupported("vector operand with more than 8 elements");
       if (e.kind == TokKind::Number || is_punct(e, '-')) unsupported("immediate in a vector operand");
       std::string_view name = expect_ident("a register in the vector");
       if (name == "_") {
@@ -1759,11 +1777,16 @@ class Parser {
     return ops;
   }
 
-  void validate_operands(const Instruction& in, const Token& op_tok) {
+  void validate_operands(Instruction& in, const Token& op_tok) {
     if (is_texture_op(in.op)) {
       if (std::string u = texture_unsupported_form(in); !u.empty()) unsupported(fmt::format("{} ({})", op_tok.text, u));
       const std::string e = texture_operands_error(in);
       if (!e.empty()) fail(op_tok, fmt::format("'{}' takes {}", op_tok.text, e));
+      return;
+    }
+    if (is_async_or_tensor(in.op)) {
+      std::string want = check_async_tensor_operands(in);
+      if (!want.empty()) fail(op_tok, fmt::format("'{}' takes {}", op_tok.text, want));
       return;
     }
     const OperandCount c = operand_count(in);

@@ -5,7 +5,7 @@
 //
 // Errors: malformed PTX throws LoadError "file:line: message" naming the
 // offending token. Constructs gpumux does not model (textures, surfaces,
-// tensor-core ops, async copies, calls to undefined
+// cp.async.bulk and other sm_90 forms, calls to undefined
 // .extern functions other than the engine's built-ins (builtins.h: vprintf,
 // malloc, ...) such as dynamic parallelism, unknown opcodes or modifiers,
 // ...) are not errors: they are recorded in Module::unsupported (line and
@@ -61,13 +61,15 @@
 //    pred_dst2 to a hidden predicate of the function (named "%cc.cf", which
 //    no PTX name reaches); addc/subc/madc get it as an extra last operand
 //    (nops one more than written). madc.lo/.hi use mul.
+//  * cp.async, mbarrier, mma, wmma, ldmatrix, cvt.rna.tf32.f32: parse_async_tensor.h.
 //  * bmsk.clamp/.wrap: shf (Clamp/Wrap). redux.sync.op: aop (Add, Min, Max,
 //    And, Or, Xor) and sync.
 //  * bfind.shiftamt sets shiftamt; dp2a.lo/.hi use mul (Lo/Hi); shf.l/.r sdir,
 //    .clamp/.wrap shf; prmt mode in prmt (None: default permute).
 //  * bra: ops[0] Label (imm = target instruction index). call: ops[0] Func
-//    (direct) or Reg (indirect through a register; the prototype label is
-//    only checked for arity); call_rets/call_args are the parenthesised
+//    (direct) or Reg (indirect through a register, e.g. virtual functions;
+//    the prototype label is only checked for arity here, the callee's
+//    parameter and return counts when the call executes); call_rets/call_args are the parenthesised
 //    lists, usually Symbol operands of call-block .param variables
 //    (SymScope::Local). Calls to undefined .extern functions are kept and
 //    reported unsupported unless the callee is a built-in (builtins.h).

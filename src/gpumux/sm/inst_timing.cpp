@@ -1,5 +1,7 @@
 #include "gpumux/sm/inst_timing.h"
 
+#include <algorithm>
+
 #include "gpumux/exec/loaded_module.h"
 #include "gpumux/ptx/inst_info.h"
 #include "gpumux/ptx/resources.h"
@@ -10,7 +12,7 @@ namespace gpumux::sm {
 using ptx::Opcode;
 
 const char* unit_name(Unit u) {
-  static constexpr const char* kNames[kNumUnits] = {"int", "fp32", "fp64", "sfu", "branch", "ldst"};
+  static constexpr const char* kNames[kNumUnits] = {"int", "fp32", "fp64", "sfu", "branch", "ldst", "tensor"};
   return kNames[unsigned(u)];
 }
 
@@ -44,6 +46,24 @@ void add_operand_regs(const ptx::Operand& o, std::vector<RegRef>& out) {
   }
 }
 
+// Cycles the tensor-core unit is busy for one mma: `per_f16_mma` per 2048 f16
+// multiply-adds, scaled by the multiply-adds of the shape and by the type's
+// rate relative to f16 (A100: tf32 half, f64 1/16, 8-bit twice, 4-bit four
+// times, b1 sixteen times the f16 rate).
+uint32_t tensor_interval(const ptx::TensorOp& t, uint32_t per_f16_mma) {
+  uint32_t num = 1, den = 1;
+  switch (t.a) {
+    case ptx::MmaType::Tf32: num = 2; break;
+    case ptx::MmaType::F64: num = 16; break;
+    case ptx::MmaType::S8: case ptx::MmaType::U8: den = 2; break;
+    case ptx::MmaType::S4: case ptx::MmaType::U4: den = 4; break;
+    case ptx::MmaType::B1: den = 16; break;
+    default: break;
+  }
+  const uint64_t macs = uint64_t(t.m) * t.n * t.k;
+  return uint32_t(std::clamp<uint64_t>((uint64_t(per_f16_mma) * macs * num + 1024 * den) / (2048 * den), 1, 255));
+}
+
 // Unit, kind, latency and interval by the unit the instruction runs on.
 InstTiming classify_by_unit(const ptx::Instruction& in, const SmParams& p) {
   InstTiming t;
@@ -73,6 +93,25 @@ InstTiming classify_by_unit(const ptx::Instruction& in, const SmParams& p) {
     case Opcode::Bra: case Opcode::Call: case Opcode::Ret: case Opcode::Exit: case Opcode::Trap:
     case Opcode::Brkpt: case Opcode::Nanosleep:
       set(Unit::Branch, l.branch, ii.branch, InstKind::Control);
+      return t;
+    case Opcode::Wmma:
+      if (in.tensor.wmma == ptx::WmmaOp::Mma) set(Unit::Tensor, l.tensor, tensor_interval(in.tensor, ii.tensor));
+      else set(Unit::LdSt, l.shared_mem, ii.ldst, InstKind::Memory);
+      return t;
+    case Opcode::Mbarrier: case Opcode::Ldmatrix:
+      set(Unit::LdSt, l.shared_mem, ii.ldst, InstKind::Memory);
+      return t;
+    case Opcode::CpAsync:
+      if (in.async == ptx::AsyncOp::Copy) {
+        set(Unit::LdSt, l.shared_mem, ii.ldst, InstKind::Memory);
+        t.async_copy = true;
+      } else {
+        set(Unit::Branch, l.branch, ii.branch,
+            in.async == ptx::AsyncOp::Commit ? InstKind::Alu : InstKind::AsyncWait);
+      }
+      return t;
+    case Opcode::Mma:
+      set(Unit::Tensor, l.tensor, tensor_interval(in.tensor, ii.tensor));
       return t;
     case Opcode::Shfl: case Opcode::Vote: case Opcode::Match: case Opcode::Activemask: case Opcode::Redux:
       set(Unit::Branch, l.branch, ii.branch);

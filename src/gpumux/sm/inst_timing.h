@@ -16,8 +16,8 @@ class LoadedModule;
 
 namespace gpumux::sm {
 
-enum class Unit : uint8_t { Int, Fp32, Fp64, Sfu, Branch, LdSt };
-inline constexpr unsigned kNumUnits = 6;
+enum class Unit : uint8_t { Int, Fp32, Fp64, Sfu, Branch, LdSt, Tensor };
+inline constexpr unsigned kNumUnits = 7;
 const char* unit_name(Unit u);
 
 // A register operand for the scoreboard: an index in the current frame's
@@ -33,6 +33,7 @@ enum class InstKind : uint8_t {
   Barrier,  // bar.*: may block the warp until the TB arrives
   Fence,    // membar/fence: waits for the warp's outstanding stores
   Control,  // bra/call/ret/exit...
+  AsyncWait,  // cp.async.wait_group/wait_all/mbarrier.arrive: issues once the warp's copies completed
 };
 
 struct InstTiming {
@@ -43,6 +44,7 @@ struct InstTiming {
   uint8_t num_src = 0, num_dst = 0;
   bool texture = false;       // tex/tld4/suld/sust: the memory path plus the texture unit's latency
   bool builtin_call = false;  // calls a device-side builtin (printf, malloc): a side effect outside the TB
+  bool async_copy = false;    // cp.async: a global read that completes like a store (no register result)
   uint32_t regs = 0;  // first RegRef in the module's pool: sources, then destinations
 };
 

@@ -248,6 +248,10 @@ void Sm::compute_ready(WarpSlot& w, Cycle) {
   };
   check(mt.sources(t));
   check(mt.destinations(t));
+  if (t.kind == InstKind::AsyncWait && w.pending_stores > 0) {
+    r = kNever;  // the completion of the warp's last copy (or store) recomputes readiness
+    mem = true;
+  }
   w.ready_at = r;
   w.waits_memory = mem;
 }

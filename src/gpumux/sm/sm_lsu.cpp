@@ -97,7 +97,9 @@ void Sm::issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now
   unsigned op_index = unsigned(std::countr_one(w.mem_ops_used));
   w.mem_ops_used |= 1u << op_index;
   MemOp& op = w.mem_ops[op_index];
-  op.is_store = a.is_store;
+  // cp.async: its data lands in shared memory, so the warp waits for it like
+  // for a store's acknowledgement (wait_group, wait_all, fences).
+  op.is_store = a.is_store || t.async_copy;
   op.extra_latency = t.texture ? uint16_t(p_.latency.texture) : 0;
   op.num_regs = 0;
   for (RegRef d : dsts) {
@@ -106,7 +108,7 @@ void Sm::issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now
     const exec::Frame& f = xw.frame();
     op.regs[op.num_regs++] = d.pred ? (f.pred_base + d.index) | kPredBit : f.reg_base + d.index;
   }
-  if (a.is_store) ++w.pending_stores;
+  if (op.is_store) ++w.pending_stores;
   if (a.is_store || a.is_atomic) tbs_[w.tb].side_effects = true;  // the TB is no longer idempotent
 
   LsuEntry& e = lsu_[(lsu_head_ + lsu_count_) % lsu_.size()];

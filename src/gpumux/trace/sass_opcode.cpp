@@ -273,6 +273,18 @@ SassForm sass_form(const ptx::Instruction& in, Space space, bool in_kernel) {
     case Opcode::Suq: return {"TXQ"};
     case Opcode::Suld:
     case Opcode::Sust: return memory_form(in, Space::Global);
+    // Volta's map has no LDGSTS, LDSM, SYNCS or IMMA/DMMA: the nearest Volta
+    // instruction of each (a global load, a shared load, a shared atomic, HMMA).
+    case Opcode::CpAsync:
+      if (in.async == ptx::AsyncOp::Copy) return {"LDG.E", true};
+      return {"DEPBAR"};
+    case Opcode::Mbarrier: return {"ATOMS.ADD", true};
+    case Opcode::Ldmatrix: return {"LDS.128", true};
+    case Opcode::Mma: return {"HMMA.884.F32.F32"};
+    case Opcode::Wmma:
+      if (in.tensor.wmma == ptx::WmmaOp::Mma) return {"HMMA.884.F32.F32"};
+      if (in.tensor.wmma == ptx::WmmaOp::StoreD) return {space == Space::Shared ? "STS.128" : "STG.E.128", true};
+      return {space == Space::Shared ? "LDS.128" : "LDG.E.128", true};
     case Opcode::Invalid:
     case Opcode::NumOpcodes: break;
   }
