@@ -37,7 +37,7 @@ TEST(ExperimentCli, RunsResumesAndChecksTheTinyStudy) {
   EXPECT_NE(log.find("[6/6] ok"), std::string::npos) << log;  // not a terminal: one line per run
   std::string csv = slurp(out / "results.csv");
   EXPECT_EQ(lines(csv), 1u + 2 * 2) << csv;  // header + (1 pair x 2 policies) x 2 apps
-  EXPECT_EQ(csv.rfind("key,mix,apps,policy,config,seed,size,category,app_index,app,benchmark,class,priority,passed", 0), 0u);
+  EXPECT_EQ(csv.rfind("key,mix,apps,policy,config,seed,size,mix_benchmarks,category,app_index,app,benchmark,class,priority,passed", 0), 0u);
   EXPECT_EQ(lines(slurp(out / "isolated.csv")), 1u + 4);
   {  // times in whole cycles are integers, never 3.38852e+06
     std::istringstream rows(csv);
@@ -87,11 +87,11 @@ TEST(ExperimentCli, PrioritiesAndCpuGapsReachTheResults) {
   EXPECT_NE(log.find("4 runs, 4 to do"), std::string::npos) << log;  // pc with its CPU gap and vecadd alone, 2 mixes
   std::string csv = slurp(out / "results.csv");
   EXPECT_EQ(lines(csv), 1u + 2 * 3) << csv;
-  EXPECT_EQ(csv.rfind("key,mix,apps,policy,config,seed,size,app_index,app,benchmark,priority,passed", 0), 0u) << csv;
+  EXPECT_EQ(csv.rfind("key,mix,apps,policy,config,seed,size,mix_benchmarks,app_index,app,benchmark,priority,passed", 0), 0u) << csv;
   for (const char* policy : {"fcfs", "prio"}) {
-    EXPECT_NE(csv.find(fmt::format(",pc[cpu_gap_us=2;priority=1]+vecadd+vecadd,3,{},base,1,tiny,0,pc,pc,1,1,", policy)),
+    EXPECT_NE(csv.find(fmt::format(",pc[cpu_gap_us=2;priority=1]+vecadd+vecadd,3,{},base,1,tiny,2,0,pc,pc,1,1,", policy)),
               std::string::npos) << csv;
-    EXPECT_NE(csv.find(fmt::format(",3,{},base,1,tiny,2,vecadd-2,vecadd,0,1,", policy)), std::string::npos) << csv;
+    EXPECT_NE(csv.find(fmt::format(",3,{},base,1,tiny,2,2,vecadd-2,vecadd,0,1,", policy)), std::string::npos) << csv;
   }
   EXPECT_NE(slurp(out / "isolated.csv").find(",pc[cpu_gap_us=2],1,fcfs,"), std::string::npos);
   ASSERT_EQ(run_gpumux("experiment check " + out.string(), log), 0) << log;
