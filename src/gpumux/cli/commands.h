@@ -14,5 +14,6 @@ void add_run_commands(CLI::App& app);       // gpumux run
 void add_config_commands(CLI::App& app);    // gpumux config dump|import|docs
 void add_bench_commands(CLI::App& app);       // gpumux bench
 void add_experiment_commands(CLI::App& app);  // gpumux experiment run|check|report
+void add_exec_commands(CLI::App& app);        // gpumux exec -- ./cuda-program
 
 }  // namespace gpumux::cli
