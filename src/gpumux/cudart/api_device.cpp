@@ -181,7 +181,6 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPr
 cudaError_t cudaDeviceSynchronize() {
   return rt().device_call("cudaDeviceSynchronize", [] { rt().ctx().synchronize(); });
 }
-cudaError_t cudaThreadSynchronize() { return cudaDeviceSynchronize(); }
 
 // Waits for the work and clears the last error. Allocations and modules stay,
 // and a device fault stays sticky (the context is not recreated).
@@ -197,6 +196,21 @@ cudaError_t cudaDriverGetVersion(int* v) {
   return cudaSuccess;
 }
 cudaError_t cudaRuntimeGetVersion(int* v) { return cudaDriverGetVersion(v); }
+
+cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice) {
+  return rt().call("cudaDeviceCanAccessPeer", [&] {
+    check_device(device);
+    check_device(peerDevice);
+    if (!canAccessPeer) throw CudaError{cudaErrorInvalidValue, "null result"};
+    *canAccessPeer = 0;
+  });
+}
+cudaError_t cudaProfilerStart() { return cudaSuccess; }
+cudaError_t cudaProfilerStop() { return cudaSuccess; }
+
+cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) {
+  return {x, y, z, w, f};
+}
 
 cudaError_t cudaGetLastError() { return rt().take_last_error(); }
 cudaError_t cudaPeekAtLastError() { return rt().peek_last_error(); }
@@ -235,6 +249,19 @@ cudaError_t cudaStreamSynchronize(cudaStream_t) {
 cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t event, unsigned int) {
   return event ? cudaSuccess : cudaErrorInvalidResourceHandle;  // the event's work is done when recorded
+}
+
+// Host functions run when the stream's earlier work is done: at once, after a wait.
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, void (*fn)(void*), void* userData) {
+  cudaError_t e = cudaStreamSynchronize(stream);
+  if (e == cudaSuccess && fn) fn(userData);
+  return e;
+}
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, void (*callback)(cudaStream_t, cudaError_t, void*),
+                                  void* userData, unsigned int) {
+  cudaError_t e = cudaStreamSynchronize(stream);
+  if (callback) callback(stream, e, userData);
+  return cudaSuccess;
 }
 
 // ---- events ----

@@ -139,6 +139,19 @@ cudaError_t cudaFree(void* devPtr) {
   });
 }
 
+// Stream-ordered allocation: ordered like everything else, so immediate.
+cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t) { return cudaMalloc(devPtr, size); }
+cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t) { return cudaFree(devPtr); }
+
+// Managed memory is always resident in device memory (managed.h): placement hints change nothing.
+cudaError_t cudaMemPrefetchAsync(const void* devPtr, size_t, cudaMemLocation, unsigned int, cudaStream_t) {
+  return rt().call("cudaMemPrefetchAsync", [&] { null_check(devPtr, "pointer"); });
+}
+cudaError_t cudaMemAdvise(const void* devPtr, size_t, int, cudaMemLocation) {
+  return rt().call("cudaMemAdvise", [&] { null_check(devPtr, "pointer"); });
+}
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void*, size_t, unsigned int) { return cudaSuccess; }
+
 cudaError_t cudaMallocHost(void** ptr, size_t size) {
   return rt().call("cudaMallocHost", [&] {
     null_check(ptr, "result pointer");

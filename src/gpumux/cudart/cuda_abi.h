@@ -256,6 +256,22 @@ enum : int {
   cudaLimitMallocHeapSize = 2,
 };
 
+enum cudaChannelFormatKind : int {
+  cudaChannelFormatKindSigned = 0,
+  cudaChannelFormatKindUnsigned = 1,
+  cudaChannelFormatKindFloat = 2,
+  cudaChannelFormatKindNone = 3,
+};
+struct cudaChannelFormatDesc {
+  int x, y, z, w;
+  cudaChannelFormatKind f;
+};
+
+struct cudaMemLocation {
+  int type;
+  int id;
+};
+
 // The fat binary wrapper nvcc registers (__cudaRegisterFatBinary's argument).
 struct FatbinWrapper {
   int32_t magic;  // kFatbinWrapperMagic

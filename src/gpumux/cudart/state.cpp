@@ -1,5 +1,7 @@
 #include "gpumux/cudart/state.h"
 
+#include <cxxabi.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +33,15 @@ cudaError_t fault_code(const DeviceFault& f) {
 }
 
 thread_local std::vector<Runtime::LaunchConfig> launch_configs;
+
+// "vadd(float const*, float*, int)" for "_Z4vaddPKfPfi"; other names as they are.
+std::string demangled(const std::string& name) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && d ? d : name;
+  std::free(d);
+  return out;
+}
 
 }  // namespace
 
@@ -205,7 +216,7 @@ void Runtime::write_summary() const {
   auto& tb = const_cast<Runtime*>(this)->backend();
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : tb.kernels())
-    kernels.push_back({{"name", k.name}, {"stream", k.stream}, {"tbs", k.tbs}, {"cycles", k.done ? k.cycles() : 0},
+    kernels.push_back({{"name", demangled(k.name)}, {"stream", k.stream}, {"tbs", k.tbs}, {"cycles", k.done ? k.cycles() : 0},
                        {"warp_instructions", k.warp_insts}, {"done", k.done}, {"fault", bool(k.fault)}});
   if (summary && *summary) {
     fmt::print(stderr, "gpumux: {} on {} ({} SMs): {} kernel launches, {} busy core cycles, {:.6f} ms simulated, "
@@ -213,7 +224,7 @@ void Runtime::write_summary() const {
                program_invocation_short_name, config_.gpu.name, config_.gpu.num_sms, tb.kernels().size(),
                tb.busy_cycles(), tb.now_ms(), tb.warp_instructions());
     for (const auto& k : tb.kernels())
-      fmt::print(stderr, "gpumux:   {:<40} stream {:<3} {:>6} TBs {:>10} cycles{}\n", k.name, k.stream, k.tbs,
+      fmt::print(stderr, "gpumux:   {:<40} stream {:<3} {:>6} TBs {:>10} cycles{}\n", demangled(k.name), k.stream, k.tbs,
                  k.done ? k.cycles() : 0, k.fault ? "  (device fault)" : k.done ? "" : "  (not finished)");
   }
   if (json_path && *json_path) {
