@@ -42,6 +42,36 @@ int main() {
   CHECK_ERR(cudaMemcpy2D(m, 8, host.data(), w * sizeof(int), w * sizeof(int), h, cudaMemcpyHostToDevice),
             cudaErrorInvalidPitchValue);
 
+  // 3D: a pitched volume set to 0x01 bytes, one sub-box overwritten from the host, read back whole.
+  const int vw = 10, vh = 4, vd = 3;
+  cudaPitchedPtr vol;
+  CHECK_CUDA(cudaMalloc3D(&vol, make_cudaExtent(vw * sizeof(int), vh, vd)));
+  CHECK(vol.pitch >= vw * sizeof(int) && vol.xsize == vw * sizeof(int) && vol.ysize == vh);
+  CHECK_CUDA(cudaMemset3D(vol, 0x01, make_cudaExtent(vw * sizeof(int), vh, vd)));
+  std::vector<int> box(3 * 2 * 1, 7);  // 3 ints x 2 rows x 1 slice
+  cudaMemcpy3DParms up = {};
+  up.srcPtr = make_cudaPitchedPtr(box.data(), 3 * sizeof(int), 3 * sizeof(int), 2);
+  up.dstPtr = vol;
+  up.dstPos = make_cudaPos(2 * sizeof(int), 1, 2);  // x in bytes
+  up.extent = make_cudaExtent(3 * sizeof(int), 2, 1);
+  up.kind = cudaMemcpyHostToDevice;
+  CHECK_CUDA(cudaMemcpy3D(&up));
+  std::vector<int> whole(vw * vh * vd, -1);
+  cudaMemcpy3DParms down = {};
+  down.srcPtr = vol;
+  down.dstPtr = make_cudaPitchedPtr(whole.data(), vw * sizeof(int), vw * sizeof(int), vh);
+  down.extent = make_cudaExtent(vw * sizeof(int), vh, vd);
+  down.kind = cudaMemcpyDeviceToHost;
+  CHECK_CUDA(cudaMemcpy3DAsync(&down, 0));
+  CHECK_CUDA(cudaStreamSynchronize(0));
+  for (int z = 0; z < vd; ++z)
+    for (int y = 0; y < vh; ++y)
+      for (int x = 0; x < vw; ++x) {
+        bool in_box = z == 2 && y >= 1 && y < 3 && x >= 2 && x < 5;
+        CHECK(whole[(z * vh + y) * vw + x] == (in_box ? 7 : 0x01010101));
+      }
+  CHECK_CUDA(cudaFree(vol.ptr));
+
   // Byte memsets.
   unsigned char* bytes;
   CHECK_CUDA(cudaMalloc(&bytes, 1000));

@@ -1,5 +1,5 @@
 // Memory entry points: allocation (device, pinned host, managed), copies and
-// memsets (1D, 2D, symbols; the Async forms behave as the synchronous ones:
+// memsets (1D, 2D, 3D on pitched memory, symbols; the Async forms behave as the synchronous ones:
 // every copy is ordered after the program's earlier device work), pointer
 // queries.
 #include <cstdlib>
@@ -29,6 +29,10 @@ DevPtr addr(const void* p) { return reinterpret_cast<DevPtr>(p); }
 
 bool is_device(const void* p) { return rt().ctx().memory().find(addr(p)) != nullptr; }
 
+void null_check(const void* p, const char* what) {
+  if (!p) throw CudaError{cudaErrorInvalidValue, fmt::format("null {}", what)};
+}
+
 // Whether each side of a copy is device memory: managed memory always is (its
 // host mirror is refreshed after the call); otherwise the kind says, and
 // cudaMemcpyDefault looks the pointer up.
@@ -45,47 +49,78 @@ std::pair<bool, bool> sides(const void* dst, const void* src, int kind) {
   return {dst_dev, src_dev};
 }
 
-// Copies `height` rows of `width` bytes, ordered after earlier device work,
-// then spends the transfer time of the whole copy.
-void copy_rows(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, int kind) {
-  if (height > 1 && (width > dpitch || width > spitch))
+// A box of `depth` slices of `height` rows of `width` bytes; rows are
+// `pitch` apart and slices `pitch * rows` apart (its allocation's height).
+struct Box {
+  size_t pitch, rows;
+};
+
+// Copies the box, ordered after earlier device work, then spends the
+// transfer time of the whole copy.
+void copy_box(void* dst, Box db, const void* src, Box sb, size_t width, size_t height, size_t depth, int kind) {
+  if ((height > 1 || depth > 1) && (width > db.pitch || width > sb.pitch))
     throw CudaError{cudaErrorInvalidPitchValue,
-                    fmt::format("row width {} exceeds the pitch (dst {}, src {})", width, dpitch, spitch)};
+                    fmt::format("row width {} exceeds the pitch (dst {}, src {})", width, db.pitch, sb.pitch)};
   auto [dst_dev, src_dev] = sides(dst, src, kind);
   auto& ctx = rt().ctx();
   ctx.synchronize();
-  if (!width || !height) return;
+  if (!width || !height || !depth) return;
   gpumux::exec::AddressSpace& mem = ctx.memory();
   std::vector<uint8_t> row(src_dev && dst_dev ? width : 0);
-  for (size_t r = 0; r < height; ++r) {
-    auto* d = static_cast<uint8_t*>(dst) + r * dpitch;
-    const auto* s = static_cast<const uint8_t*>(src) + r * spitch;
-    if (src_dev && dst_dev) {
-      mem.read(addr(s), row.data(), width);
-      mem.write(addr(d), row.data(), width);
-    } else if (dst_dev) {
-      mem.write(addr(d), s, width);
-    } else if (src_dev) {
-      mem.read(addr(s), d, width);
-    } else {
-      std::memmove(d, s, width);
+  for (size_t z = 0; z < depth; ++z) {
+    for (size_t r = 0; r < height; ++r) {
+      auto* d = static_cast<uint8_t*>(dst) + (z * db.rows + r) * db.pitch;
+      const auto* s = static_cast<const uint8_t*>(src) + (z * sb.rows + r) * sb.pitch;
+      if (src_dev && dst_dev) {
+        mem.read(addr(s), row.data(), width);
+        mem.write(addr(d), row.data(), width);
+      } else if (dst_dev) {
+        mem.write(addr(d), s, width);
+      } else if (src_dev) {
+        mem.read(addr(s), d, width);
+      } else {
+        std::memmove(d, s, width);
+      }
     }
   }
   if (src_dev || dst_dev)
     rt().backend().transfer(ctx, dst_dev && src_dev ? Transfer::DeviceToDevice
                                  : dst_dev          ? Transfer::HostToDevice
                                                     : Transfer::DeviceToHost,
-                            uint64_t(width) * height);
+                            uint64_t(width) * height * depth);
+}
+
+void copy_rows(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, int kind) {
+  copy_box(dst, {dpitch, height}, src, {spitch, height}, width, height, 1, kind);
+}
+
+void fill_box(void* dst, Box b, int value, size_t width, size_t height, size_t depth) {
+  if ((height > 1 || depth > 1) && width > b.pitch)
+    throw CudaError{cudaErrorInvalidPitchValue, fmt::format("row width {} exceeds the pitch {}", width, b.pitch)};
+  auto& ctx = rt().ctx();
+  ctx.synchronize();
+  if (!width || !height || !depth) return;
+  for (size_t z = 0; z < depth; ++z)
+    for (size_t r = 0; r < height; ++r)
+      ctx.memory().fill(addr(dst) + (z * b.rows + r) * b.pitch, uint8_t(value), width);
+  rt().backend().transfer(ctx, Transfer::Memset, uint64_t(width) * height * depth);
 }
 
 void fill_rows(void* dst, size_t pitch, int value, size_t width, size_t height) {
-  if (height > 1 && width > pitch)
-    throw CudaError{cudaErrorInvalidPitchValue, fmt::format("row width {} exceeds the pitch {}", width, pitch)};
-  auto& ctx = rt().ctx();
-  ctx.synchronize();
-  if (!width || !height) return;
-  for (size_t r = 0; r < height; ++r) ctx.memory().fill(addr(dst) + r * pitch, uint8_t(value), width);
-  rt().backend().transfer(ctx, Transfer::Memset, uint64_t(width) * height);
+  fill_box(dst, {pitch, height}, value, width, height, 1);
+}
+
+// The first byte of `pos` in a pitched allocation.
+void* at(const cudaPitchedPtr& p, const cudaPos& pos) {
+  return static_cast<uint8_t*>(p.ptr) + (pos.z * p.ysize + pos.y) * p.pitch + pos.x;
+}
+
+void copy_3d(const cudaMemcpy3DParms* p) {
+  null_check(p, "parameters");
+  if (p->srcArray || p->dstArray)
+    throw CudaError{cudaErrorNotSupported, "cudaMemcpy3D with CUDA arrays (gpumux copies pitched memory only)"};
+  copy_box(at(p->dstPtr, p->dstPos), {p->dstPtr.pitch, p->dstPtr.ysize}, at(p->srcPtr, p->srcPos),
+           {p->srcPtr.pitch, p->srcPtr.ysize}, p->extent.width, p->extent.height, p->extent.depth, p->kind);
 }
 
 // The device range [symbol + offset, + count), checked against the variable's size.
@@ -95,10 +130,6 @@ void* symbol_range(const void* symbol, size_t count, size_t offset) {
     throw CudaError{cudaErrorInvalidValue,
                     fmt::format("{} bytes at offset {} overrun the {}-byte device variable", count, offset, size)};
   return reinterpret_cast<void*>(base + offset);
-}
-
-void null_check(const void* p, const char* what) {
-  if (!p) throw CudaError{cudaErrorInvalidValue, fmt::format("null {}", what)};
 }
 
 }  // namespace
@@ -234,6 +265,30 @@ cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, si
 }
 cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t) {
   return rt().device_call("cudaMemset2DAsync", [&] { fill_rows(devPtr, pitch, value, width, height); });
+}
+
+cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent) {
+  return rt().call("cudaMalloc3D", [&] {
+    null_check(pitchedDevPtr, "result pointer");
+    size_t pitch = 0;
+    void* p = nullptr;
+    cudaError_t e = cudaMallocPitch(&p, &pitch, extent.width, extent.height * extent.depth);
+    if (e != cudaSuccess) throw CudaError{e, ""};
+    *pitchedDevPtr = {p, pitch, extent.width, extent.height};
+  });
+}
+cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
+  return rt().device_call("cudaMemcpy3D", [&] { copy_3d(p); });
+}
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t) {
+  return rt().device_call("cudaMemcpy3DAsync", [&] { copy_3d(p); });
+}
+cudaError_t cudaMemset3D(cudaPitchedPtr p, int value, cudaExtent extent) {
+  return rt().device_call("cudaMemset3D",
+                          [&] { fill_box(p.ptr, {p.pitch, p.ysize}, value, extent.width, extent.height, extent.depth); });
+}
+cudaError_t cudaMemset3DAsync(cudaPitchedPtr p, int value, cudaExtent extent, cudaStream_t) {
+  return cudaMemset3D(p, value, extent);
 }
 
 cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, int kind) {

@@ -267,6 +267,29 @@ struct cudaChannelFormatDesc {
   cudaChannelFormatKind f;
 };
 
+struct cudaPitchedPtr {
+  void* ptr;
+  size_t pitch;
+  size_t xsize, ysize;
+};
+struct cudaExtent {
+  size_t width, height, depth;
+};
+struct cudaPos {
+  size_t x, y, z;
+};
+struct cudaArray;  // CUDA arrays are not supported
+struct cudaMemcpy3DParms {
+  cudaArray* srcArray;
+  cudaPos srcPos;
+  cudaPitchedPtr srcPtr;
+  cudaArray* dstArray;
+  cudaPos dstPos;
+  cudaPitchedPtr dstPtr;
+  cudaExtent extent;
+  cudaMemcpyKind kind;
+};
+
 struct cudaMemLocation {
   int type;
   int id;
