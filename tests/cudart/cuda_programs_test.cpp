@@ -102,6 +102,15 @@ TEST_F(CudaPrograms, MemoryCopiesMemsetsAndManagedMemory) { expect_pass("memory_
 TEST_F(CudaPrograms, DevicePropertiesOfTheSimulatedGpu) { expect_pass("device_props", "16 gtx980"); }
 TEST_F(CudaPrograms, ErrorPathsReportTheCudaErrorsOfARealGpu) { expect_pass("error_paths"); }
 
+TEST_F(CudaPrograms, TimelineShowsKernelsPerStreamAndCopies) {
+  std::string out, trace;
+  fs::path file = kOut / "vector_add.trace.json";
+  ASSERT_EQ(exec("vector_add_streams", "", out, "--timeline " + file.string()), 0) << out;
+  run_command("cat " + file.string(), trace);
+  for (const char* s : {"\"stream 1\"", "\"stream 2\"", "\"copies\"", "memcpy H2D", "memcpy D2H", "vadd("})
+    EXPECT_NE(trace.find(s), std::string::npos) << s;
+}
+
 TEST_F(CudaPrograms, UncompressedFatBinary) {
   std::string out;
   EXPECT_EQ(exec("vector_add_uncompressed", "", out), 0) << out;

@@ -2,7 +2,7 @@
 // shared) on the simulated GPU by loading gpumux's libcudart.so.13 instead of
 // NVIDIA's (docs/cuda-programs.md).
 //
-//   gpumux exec [--config PRESET_OR_FILE] [--json FILE] -- ./app args...
+//   gpumux exec [--config PRESET_OR_FILE] [--json FILE] [--timeline FILE] -- ./app args...
 //
 // The program's own output is untouched; the library prints a summary of the
 // simulated run (kernels, cycles) to stderr when the program exits. The exit
@@ -33,7 +33,7 @@ constexpr char kLibrary[] = "libcudart.so.13";
 
 struct ExecOptions {
   std::string config = "gtx980";
-  std::string json;
+  std::string json, timeline;
   std::vector<std::string> command;
 };
 
@@ -87,6 +87,7 @@ int run_exec(const ExecOptions& o) {
   set_env("GPUMUX_CONFIG", is_file ? fs::absolute(o.config).string() : o.config);
   set_env("GPUMUX_SUMMARY", "1");
   if (!o.json.empty()) set_env("GPUMUX_JSON", fs::absolute(o.json).string());
+  if (!o.timeline.empty()) set_env("GPUMUX_TIMELINE", fs::absolute(o.timeline).string());
   std::vector<char*> argv;
   for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -116,6 +117,7 @@ void add_exec_commands(CLI::App& app) {
   CLI::App* exec = app.add_subcommand("exec", "Run a CUDA program built with nvcc -cudart shared on the simulated GPU");
   exec->add_option("-c,--config", o->config, "GPU preset name or config file (TOML)")->capture_default_str();
   exec->add_option("--json", o->json, "Write the run's kernels and cycles as JSON to this file");
+  exec->add_option("--timeline", o->timeline, "Write a Perfetto timeline (kernels per stream, copies) to this file");
   exec->add_option("command", o->command, "The program and its arguments (after --)")->required()->expected(-1);
   exec->callback([o] { exit_code() = run_exec(*o); });
 }

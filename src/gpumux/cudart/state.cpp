@@ -12,7 +12,9 @@
 
 #include "gpumux/core/error.h"
 #include "gpumux/cudart/fatbin.h"
+#include "gpumux/frontend/copy_engine.h"
 #include "gpumux/gpu/gpu.h"
+#include "gpumux/stats/timeline.h"
 
 namespace gpumux::cudart {
 
@@ -209,7 +211,34 @@ void Runtime::launch(KernelEntry& ke, dim3 grid, dim3 block, void** args, size_t
   }
 }
 
+// Kernels on one track per stream, copies on their own track (core cycles and
+// ticks to the trace's microseconds).
+void write_timeline(timing::TimingBackend& tb, const char* path) {
+  stats::Timeline t;
+  const double mhz = tb.gpu().config().clock.core_mhz;
+  std::string process = program_invocation_short_name;
+  for (const auto& k : tb.kernels()) {
+    if (!k.done) continue;
+    t.span(t.track(process, fmt::format("stream {}", k.stream)), demangled(k.name), double(k.activated) / mhz,
+           double(k.cycles()) / mhz,
+           {{"launch", k.id}, {"tbs", k.tbs}, {"warp_insts", k.warp_insts}, {"fault", bool(k.fault)}});
+  }
+  for (const frontend::CopyRecord& c : tb.gpu().copy_engine().records()) {
+    if (!c.done) continue;
+    t.span(t.track(process, "copies"), fmt::format("memcpy {}", frontend::to_string(c.dir)),
+           stats::Timeline::us(c.started), stats::Timeline::us(c.finished - c.started), {{"bytes", c.bytes}});
+  }
+  t.write(path);
+}
+
 void Runtime::write_summary() const {
+  if (const char* path = std::getenv("GPUMUX_TIMELINE"); path && *path) {
+    try {
+      write_timeline(const_cast<Runtime*>(this)->backend(), path);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "gpumux: {}\n", e.what());
+    }
+  }
   const char* summary = std::getenv("GPUMUX_SUMMARY");
   const char* json_path = std::getenv("GPUMUX_JSON");
   if (!(summary && *summary) && !(json_path && *json_path)) return;
