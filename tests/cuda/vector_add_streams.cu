@@ -50,6 +50,7 @@ int main() {
   for (int k = 0; k < 2; ++k) CHECK_CUDA(cudaStreamSynchronize(s[k]));
   CHECK_CUDA(cudaEventSynchronize(stop[1]));
   CHECK_CUDA(cudaStreamQuery(s[0]));
+  CHECK_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
   CHECK_CUDA(cudaEventQuery(stop[0]));
   for (int i = 0; i < n; ++i) CHECK(hc[i] == 1.5f * float(i));
   for (int k = 0; k < 2; ++k) {
@@ -59,10 +60,10 @@ int main() {
     CHECK(ms > 0.001f && ms < 10.0f);
     std::printf("half %d: %.6f ms simulated\n", k, ms);
   }
-  // A launch through the runtime API instead of <<<>>>.
+  // A launch through the runtime API instead of <<<>>>, on the special legacy-stream handle.
   int m = n;
   void* args[] = {&c, &b, &a, &m};  // a = c + b
-  CHECK_CUDA(cudaLaunchKernel((const void*)vadd, dim3(n / 128), dim3(128), args, 0, nullptr));
+  CHECK_CUDA(cudaLaunchKernel((const void*)vadd, dim3(n / 128), dim3(128), args, 0, cudaStreamLegacy));
   CHECK_CUDA(cudaMemcpy(ha, a, n * sizeof(float), cudaMemcpyDefault));
   for (int i = 0; i < n; ++i) CHECK(ha[i] == 2.0f * float(i));
 

@@ -40,6 +40,7 @@ const std::vector<Build> kBuilds = {
     {"memory_variants", "memory_variants", ""},
     {"device_props", "device_props", ""},
     {"error_paths", "error_paths", ""},
+    {"thrust_sort", "thrust_sort", ""},
     {"vector_add_uncompressed", "vector_add_streams", "-compress-mode=none"},
 };
 
@@ -101,6 +102,8 @@ TEST_F(CudaPrograms, ReductionWithSharedMemoryAndSymbols) { expect_pass("reducti
 TEST_F(CudaPrograms, MemoryCopiesMemsetsAndManagedMemory) { expect_pass("memory_variants"); }
 TEST_F(CudaPrograms, DevicePropertiesOfTheSimulatedGpu) { expect_pass("device_props", "16 gtx980"); }
 TEST_F(CudaPrograms, ErrorPathsReportTheCudaErrorsOfARealGpu) { expect_pass("error_paths"); }
+
+TEST_F(CudaPrograms, ThrustSortTransformReduce) { expect_pass("thrust_sort"); }
 
 TEST_F(CudaPrograms, TimelineShowsKernelsPerStreamAndCopies) {
   std::string out, trace;

@@ -232,7 +232,8 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) 
 cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithPriority(stream, 0, 0); }
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   return rt().call("cudaStreamDestroy", [&] {
-    if (!stream) throw CudaError{cudaErrorInvalidResourceHandle, "the default stream cannot be destroyed"};
+    if (reinterpret_cast<uintptr_t>(stream) <= 2)
+      throw CudaError{cudaErrorInvalidResourceHandle, "the default stream cannot be destroyed"};
     delete stream;
   });
 }

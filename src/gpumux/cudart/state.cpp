@@ -211,6 +211,13 @@ void Runtime::launch(KernelEntry& ke, dim3 grid, dim3 block, void** args, size_t
   }
 }
 
+// Template-heavy names (Thrust, CUB) run to kilobytes: the text summary keeps their start.
+std::string shortened(std::string name) {
+  constexpr size_t kMax = 100;
+  if (name.size() > kMax) name = name.substr(0, kMax - 3) + "...";
+  return name;
+}
+
 // Kernels on one track per stream, copies on their own track (core cycles and
 // ticks to the trace's microseconds).
 void write_timeline(timing::TimingBackend& tb, const char* path) {
@@ -253,8 +260,9 @@ void Runtime::write_summary() const {
                program_invocation_short_name, config_.gpu.name, config_.gpu.num_sms, tb.kernels().size(),
                tb.busy_cycles(), tb.now_ms(), tb.warp_instructions());
     for (const auto& k : tb.kernels())
-      fmt::print(stderr, "gpumux:   {:<40} stream {:<3} {:>6} TBs {:>10} cycles{}\n", demangled(k.name), k.stream, k.tbs,
-                 k.done ? k.cycles() : 0, k.fault ? "  (device fault)" : k.done ? "" : "  (not finished)");
+      fmt::print(stderr, "gpumux:   stream {:<3} {:>6} TBs {:>10} cycles  {}{}\n", k.stream, k.tbs,
+                 k.done ? k.cycles() : 0, shortened(demangled(k.name)),
+                 k.fault ? "  (device fault)" : k.done ? "" : "  (not finished)");
   }
   if (json_path && *json_path) {
     nlohmann::json j = {{"program", program_invocation_short_name}, {"gpu", config_.gpu.name},

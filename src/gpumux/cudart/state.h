@@ -105,7 +105,11 @@ class Runtime {
   std::optional<LaunchConfig> pop_config();
 
   void launch(KernelEntry& k, dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t stream);
-  static runtime::Stream stream_of(cudaStream_t s) { return s ? s->stream : runtime::Stream{}; }
+  // The runtime stream of a handle: null and the special handles cudaStreamLegacy (1)
+  // and cudaStreamPerThread (2) are the default stream.
+  static runtime::Stream stream_of(cudaStream_t s) {
+    return reinterpret_cast<uintptr_t>(s) > 2 ? s->stream : runtime::Stream{};
+  }
 
  private:
   Runtime();
