@@ -1,7 +1,7 @@
 // The errors a real GPU reports: a bad pointer to cudaMemcpy, an illegal
 // launch configuration, an unregistered symbol, an unimplemented entry point,
 // and an out-of-bounds kernel ending in cudaErrorIllegalAddress, which is
-// sticky afterwards.
+// sticky afterwards until cudaDeviceReset.
 #include <cstring>
 
 #include "check.h"
@@ -60,6 +60,13 @@ int main() {
   CHECK_ERR(cudaMemcpy(host, d, sizeof host, cudaMemcpyDeviceToHost), cudaErrorIllegalAddress);
   CHECK_ERR(cudaGetLastError(), cudaErrorIllegalAddress);
   CHECK_ERR(cudaGetLastError(), cudaErrorIllegalAddress);
+  // A reset recovers: a new context, the kernels reloaded, no error.
+  CHECK_CUDA(cudaDeviceReset());
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaMalloc(&d, 64 * sizeof(int)));
+  fill<<<1, 64>>>(d, 64);
+  CHECK_CUDA(cudaMemcpy(host, d, sizeof host, cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 64; ++i) CHECK(host[i] == i);
   std::printf("PASS error_paths\n");
   return 0;
 }

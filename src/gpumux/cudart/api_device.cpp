@@ -182,12 +182,10 @@ cudaError_t cudaDeviceSynchronize() {
   return rt().device_call("cudaDeviceSynchronize", [] { rt().ctx().synchronize(); });
 }
 
-// Waits for the work and clears the last error. Allocations and modules stay,
-// and a device fault stays sticky (the context is not recreated).
+// Like a real reset: the context with its allocations, streams, events and
+// error state (sticky faults included) is replaced by a fresh one.
 cudaError_t cudaDeviceReset() {
-  cudaError_t e = cudaDeviceSynchronize();
-  rt().take_last_error();
-  return e;
+  return rt().call("cudaDeviceReset", [] { rt().reset(); });
 }
 
 cudaError_t cudaDriverGetVersion(int* v) {

@@ -27,6 +27,8 @@ class ManagedMemory {
   // addresses are never reused); false if there is none.
   bool remove(uint64_t base);
   bool contains(uint64_t addr) const;
+  // Forgets every range (a device reset); the pages stay mapped for reuse.
+  void clear() { ranges_.clear(); }
   void push(exec::AddressSpace& mem) const;  // mirrors -> device
   void pull(exec::AddressSpace& mem) const;  // device -> mirrors
 

@@ -142,11 +142,15 @@ void Runtime::register_variable(void** handle, const void* host_var, const char*
 
 void Runtime::finish_registration(void** handle) {
   std::lock_guard lock(mutex_);
-  auto& m = *reinterpret_cast<RegisteredModule*>(handle);
+  load(*reinterpret_cast<RegisteredModule*>(handle));
+}
+
+void Runtime::load(RegisteredModule& m) {
+  size_t index = 0;
+  while (modules_[index].get() != &m) ++index;
   try {
     std::string ptx = ptx_from_fatbin(m.wrapper);
-    m.module = &ctx_->load_module_string(ptx, fmt::format("{}.module{}.ptx", program_invocation_short_name,
-                                                          modules_.size() - 1));
+    m.module = &ctx_->load_module_string(ptx, fmt::format("{}.module{}.ptx", program_invocation_short_name, index));
     for (auto& [host, v] : variables_) {
       if (v.module != &m || !v.managed_host_ptr) continue;
       runtime::DevPtr addr = m.module->symbol(v.name);
@@ -155,9 +159,25 @@ void Runtime::finish_registration(void** handle) {
     }
     managed_.pull(ctx_->memory());
   } catch (const std::exception& e) {
+    m.module = nullptr;
     m.error = e.what();
     fmt::print(stderr, "gpumux: cannot load the device code of {}: {}\n", program_invocation_short_name, m.error);
   }
+}
+
+void Runtime::reset() {
+  std::lock_guard lock(mutex_);
+  try {
+    ctx_->synchronize();
+  } catch (const std::exception&) {
+    // A faulted context is what a reset recovers from.
+  }
+  std::string name = ctx_->name();
+  device_->destroy_context(*ctx_);
+  ctx_ = &device_->create_context(name);
+  managed_.clear();
+  for (auto& m : modules_) load(*m);
+  last_ = sticky_ = cudaSuccess;
 }
 
 KernelEntry& Runtime::kernel(const void* host_fn) {

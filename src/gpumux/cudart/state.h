@@ -89,6 +89,9 @@ class Runtime {
   void register_variable(void** handle, const void* host_var, const char* name, uint64_t size,
                          void** managed_host_ptr);
   void finish_registration(void** handle);
+  // cudaDeviceReset: waits for the work, then replaces the context by a new
+  // one with the modules reloaded; device memory and the error state are gone.
+  void reset();
 
   KernelEntry& kernel(const void* host_fn);         // CudaError InvalidDeviceFunction if unknown
   runtime::Kernel loaded_kernel(const KernelEntry& k);  // CudaError if its module did not load
@@ -113,7 +116,7 @@ class Runtime {
 
  private:
   Runtime();
-  void load(RegisteredModule& m);
+  void load(RegisteredModule& m);  // into the current context
   void write_summary() const;
 
   GpuConfig config_;
