@@ -142,6 +142,21 @@ TEST_F(CudaPrograms, ConfigSelectsTheGpuAndCyclesAreDeterministic) {
   EXPECT_EQ(exec("device_props", "80 titanv", props, "-c titanv"), 0) << props;
 }
 
+// An installed gpumux finds the library in lib/gpumux beside its bin/.
+TEST_F(CudaPrograms, InstalledToolFindsItsRuntimeLibrary) {
+  fs::path prefix = kOut / "prefix";
+  std::string out;
+  ASSERT_EQ(run_command(fmt::format("{} --install {} --prefix {}", GPUMUX_CMAKE, GPUMUX_BUILD_DIR, prefix.string()), out),
+            0)
+      << out;
+  EXPECT_TRUE(fs::is_regular_file(prefix / "lib/gpumux/libcudart.so.13"));
+  EXPECT_EQ(run_command(fmt::format("{} exec -- {}", (prefix / "bin/gpumux").string(), (kOut / "reduction").string()),
+                        out),
+            0)
+      << out;
+  EXPECT_NE(out.find("PASS reduction"), std::string::npos) << out;
+}
+
 TEST(CudaExec, RefusesAProgramWithoutTheSharedRuntime) {
   std::string out;
   EXPECT_EQ(run_gpumux("exec -- /bin/true", out), 2) << out;
