@@ -42,6 +42,7 @@ const std::vector<Build> kBuilds = {
     {"error_paths", "error_paths", ""},
     {"thrust_sort", "thrust_sort", ""},
     {"vector_add_uncompressed", "vector_add_streams", "-compress-mode=none"},
+    {"vector_add_per_thread", "vector_add_streams", "--default-stream per-thread"},
 };
 
 class CudaPrograms : public ::testing::Test {
@@ -117,6 +118,12 @@ TEST_F(CudaPrograms, TimelineShowsKernelsPerStreamAndCopies) {
 TEST_F(CudaPrograms, UncompressedFatBinary) {
   std::string out;
   EXPECT_EQ(exec("vector_add_uncompressed", "", out), 0) << out;
+  EXPECT_NE(out.find("PASS vector_add_streams"), std::string::npos) << out;
+}
+
+TEST_F(CudaPrograms, PerThreadDefaultStream) {
+  std::string out;
+  EXPECT_EQ(exec("vector_add_per_thread", "", out), 0) << out;
   EXPECT_NE(out.find("PASS vector_add_streams"), std::string::npos) << out;
 }
 
