@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,16 @@ TEST_F(CudaPrograms, InstalledToolFindsItsRuntimeLibrary) {
             0)
       << out;
   EXPECT_NE(out.find("PASS reduction"), std::string::npos) << out;
+}
+
+// A run script: the programs it starts inherit the library and config.
+TEST_F(CudaPrograms, ScriptStartingAProgram) {
+  fs::path script = kOut / "run.sh";
+  std::ofstream(script) << "#!/bin/sh\nexec " << (kOut / "device_props").string() << " 80 titanv\n";
+  fs::permissions(script, fs::perms::owner_all);
+  std::string out;
+  EXPECT_EQ(exec("run.sh", "", out, "-c titanv"), 0) << out;
+  EXPECT_NE(out.find("PASS device_props"), std::string::npos) << out;
 }
 
 TEST(CudaExec, RefusesAProgramWithoutTheSharedRuntime) {

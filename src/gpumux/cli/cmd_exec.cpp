@@ -63,12 +63,13 @@ fs::path program_file(const std::string& name) {
 }
 
 // A program linked with the static CUDA runtime (nvcc's default) would never
-// load gpumux's library: refuse it with the fix instead.
+// load gpumux's library: refuse it with the fix instead. Scripts (not ELF)
+// run as they are: the programs they start inherit the environment.
 void check_links_shared_cudart(const fs::path& program) {
   std::ifstream f(program, std::ios::binary);
   if (!f) throw ApiError(fmt::format("{}: cannot open", program.string()));
   std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (bytes.find(kLibrary) == std::string::npos)
+  if (bytes.starts_with("\x7f" "ELF") && bytes.find(kLibrary) == std::string::npos)
     throw ApiError(fmt::format("{} does not load {}: build it with nvcc -cudart shared -arch=compute_80",
                                program.string(), kLibrary));
 }
