@@ -20,7 +20,7 @@ flock 9
 rm -rf "$scratch"
 mkdir -p "$scratch"
 (cd "$root" && find workloads tests \( -name "*.cu" -o -name "*.cuh" -o -name "*.h" \) -exec cp --parents {} "$scratch" \;)
-for cu in "$scratch"/workloads/*/*.cu "$scratch"/tests/ptx/corpus/*.cu "$scratch"/tests/exec/kernels/*.cu "$scratch"/tests/timing/kernels/*.cu; do
+for cu in "$scratch"/workloads/*/*.cu "$scratch"/tests/ptx/corpus/*.cu "$scratch"/tests/exec/kernels/*.cu "$scratch"/tests/timing/kernels/*.cu "$scratch"/tests/coverage/*.cu; do
   [[ -e $cu ]] || continue
   rel=${cu#$scratch/}
   out=$scratch/${rel%.cu}.gen.ptx

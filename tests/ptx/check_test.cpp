@@ -37,10 +37,10 @@ TEST(PtxCheck, ListsDeviceFunctionsAndUnsupportedConstructs) {
       << builtins.str();
 
   std::ostringstream out;
-  const std::string path = test::corpus_dir() + "/unsupported_texture.ptx";
+  const std::string path = test::corpus_dir() + "/unsupported_surface.ptx";
   EXPECT_FALSE(check_ptx_file(path, out));
   const std::string s = out.str();
-  EXPECT_NE(s.find(path + ":59: unsupported: tex.2d.v4.f32.f32 (texture)\n"), std::string::npos) << s;
+  EXPECT_NE(s.find(path + ":51: unsupported: sured.b.add.1d.u32.trap (surface)\n"), std::string::npos) << s;
 
   std::ostringstream dev;
   EXPECT_TRUE(check_ptx_file(test::corpus_dir() + "/device_funcs.ptx", dev));
@@ -51,15 +51,15 @@ TEST(PtxCheck, ListsDeviceFunctionsAndUnsupportedConstructs) {
 // The engine's report is appended, except for lines the parser already reported.
 TEST(PtxCheck, ReportsWhatTheEngineCannotRun) {
   const std::string text = test::kernel_with(
-      "\tadd.s32 %r1, %r2, 1;\n\ttex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];\n\tret;");
+      "\tadd.s32 %r1, %r2, 1;\n\tsured.b.add.1d.u32.trap [%rd1, {%r1}], %r2;\n\tret;");
   const EngineCheck engine = [](Module&) {
-    return std::vector<Unsupported>{{15, "add: not this one"}, {16, "tex: reported by the parser"}};
+    return std::vector<Unsupported>{{15, "add: not this one"}, {16, "sured: reported by the parser"}};
   };
   std::ostringstream out;
   EXPECT_FALSE(check_ptx_text(text, "e.ptx", out, engine));
   const std::string s = out.str();
   EXPECT_NE(s.find("e.ptx:15: unsupported instruction add: not this one\n"), std::string::npos) << s;
-  EXPECT_NE(s.find("e.ptx:16: unsupported: tex.1d.v4.f32.s32 (texture)\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("e.ptx:16: unsupported: sured.b.add.1d.u32.trap (surface)\n"), std::string::npos) << s;
   EXPECT_EQ(s.find("reported by the parser"), std::string::npos) << s;
 
   std::ostringstream clean;
@@ -79,10 +79,10 @@ TEST(PtxCheck, PrintsErrorsInsteadOfThrowing) {
 TEST(PtxCheck, LoadPtxRejectsUnsupportedModules) {
   EXPECT_NO_THROW(load_ptx(test::kernel_with("\tret;"), "ok.ptx"));
   try {
-    load_ptx(test::kernel_with("\ttex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];\n\tret;"), "t.ptx");
-    FAIL() << "load_ptx accepted a texture fetch";
+    load_ptx(test::kernel_with("\tsured.b.add.1d.u32.trap [%rd1, {%r1}], %r2;\n\tret;"), "t.ptx");
+    FAIL() << "load_ptx accepted a surface reduction";
   } catch (const LoadError& e) {
-    EXPECT_NE(std::string(e.what()).find("t.ptx:15: unsupported: tex.1d.v4.f32.s32 (texture)"),
+    EXPECT_NE(std::string(e.what()).find("t.ptx:15: unsupported: sured.b.add.1d.u32.trap (surface)"),
               std::string::npos);
   }
 }
@@ -96,7 +96,7 @@ int run_cli(const std::string& args) {
 TEST(PtxCheck, CommandLineExitCode) {
   const std::string dir = test::corpus_dir();
   EXPECT_EQ(run_cli(dir + "/gemm_tiled.ptx " + dir + "/bfs.ptx"), 0);
-  EXPECT_EQ(run_cli(dir + "/gemm_tiled.ptx " + dir + "/unsupported_texture.ptx"), 1);
+  EXPECT_EQ(run_cli(dir + "/gemm_tiled.ptx " + dir + "/unsupported_surface.ptx"), 1);
 }
 
 // PTX that parses but that the engine cannot bind: the command reports each

@@ -10,17 +10,10 @@ namespace gpumux::ptx {
 namespace {
 
 using test::kernel_with;
+const auto& error_of = test::body_error;
 using test::parse_body;
 using test::parse_one;
 
-std::string error_of(const std::string& body) {
-  try {
-    parse_ptx(kernel_with(body), "bad.ptx");
-  } catch (const LoadError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST(PtxNewInstructions, WarpSizeIsAnImmediateOfItsSlotType) {
   Instruction mov = parse_one("mov.u32 %r1, WARP_SZ;");

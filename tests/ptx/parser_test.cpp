@@ -534,7 +534,7 @@ TEST(PtxParser, LocAndFileDirectives) {
 
 TEST(PtxParser, UnsupportedConstructsAreRecordedNotFatal) {
   const std::string body =
-      "\ttex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];\n"  // 15
+      "\tistypep.texref %p1, %rd1;\n"                                  // 15
       "\tmbarrier.init.shared.b64 [%rd1], %r2;\n"                       // 16
       "\tbrx.idx %r1, %r2;\n"                                           // 17
       "\twmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1}, [%rd1], 16;\n"  // 18
@@ -543,7 +543,7 @@ TEST(PtxParser, UnsupportedConstructsAreRecordedNotFatal) {
       "\tmov.u32 %r1, %cluster_ctarank;\n"                              // 21
       "\tld.global.L2::cache_hint.f32 %f1, [%rd1], %rd2;\n"             // 22
       "\tcvt.rna.tf32.f32 %r1, %f1;\n"                                  // 23
-      "\tsust.b.1d.b32.trap [%rd1, {%r7}], {%r6};\n"                    // 24
+      "\tsured.b.add.1d.u32.trap [%rd1, {%r7}], %r6;\n"                // 24
       "\tadd.s32 %r1, %r2, %r3;\n"
       "\tret;";
   Module m = parse_ptx(kernel_with(body, ".global .texref tref;\n"), "u.ptx");
@@ -552,7 +552,7 @@ TEST(PtxParser, UnsupportedConstructsAreRecordedNotFatal) {
   EXPECT_EQ(m.unsupported[0].line, 4u);
   EXPECT_NE(m.unsupported[0].construct.find(".texref"), std::string::npos);
   EXPECT_EQ(m.unsupported[1].line, kBodyLine + 1);
-  EXPECT_EQ(m.unsupported[1].construct, "tex.2d.v4.f32.f32 (texture)");
+  EXPECT_EQ(m.unsupported[1].construct, "istypep.texref (texture)");
   EXPECT_EQ(m.unsupported[2].construct, "mbarrier.init.shared.b64 (async barrier)");
   EXPECT_EQ(m.unsupported[3].construct, "brx.idx (indirect branch)");
   EXPECT_NE(m.unsupported[4].construct.find("tensor core"), std::string::npos);
@@ -561,7 +561,7 @@ TEST(PtxParser, UnsupportedConstructsAreRecordedNotFatal) {
   EXPECT_EQ(m.unsupported[7].construct, "special register %cluster_ctarank");
   EXPECT_NE(m.unsupported[8].construct.find(".L2::cache_hint"), std::string::npos);
   EXPECT_NE(m.unsupported[9].construct.find("tf32"), std::string::npos);
-  EXPECT_EQ(m.unsupported[10].construct, "sust.b.1d.b32.trap (surface)");
+  EXPECT_EQ(m.unsupported[10].construct, "sured.b.add.1d.u32.trap (surface)");
   EXPECT_EQ(m.unsupported[10].line, kBodyLine + 10);
   // Parsing went on: the supported instructions are there.
   ASSERT_EQ(m.functions[0].insts.size(), 2u);
@@ -572,8 +572,8 @@ TEST(PtxParser, UnsupportedConstructsAreRecordedNotFatal) {
     FAIL() << "require_supported accepted unsupported constructs";
   } catch (const LoadError& e) {
     std::string msg = e.what();
-    EXPECT_NE(msg.find("u.ptx:16: unsupported: tex.2d.v4.f32.f32 (texture)"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("u.ptx:25: unsupported: sust.b.1d.b32.trap (surface)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("u.ptx:16: unsupported: istypep.texref (texture)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("u.ptx:25: unsupported: sured.b.add.1d.u32.trap (surface)"), std::string::npos) << msg;
   }
 }
 

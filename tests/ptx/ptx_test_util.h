@@ -41,6 +41,16 @@ inline Function parse_body(const std::string& body) {
   return m.functions.at(0);
 }
 
+// The LoadError message of parsing a kernel body, or "(no error)".
+inline std::string body_error(const std::string& body) {
+  try {
+    parse_ptx(kernel_with(body), "bad.ptx");
+  } catch (const LoadError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
 // The single instruction of a one-instruction body.
 inline Instruction parse_one(const std::string& inst) {
   Function f = parse_body(inst);

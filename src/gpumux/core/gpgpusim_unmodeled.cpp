@@ -54,7 +54,8 @@ constexpr UnmodeledOption kUnmodeled[] = {
     {"-gpgpu_perfect_inst_const_cache", "1",
      "gpumux never misses in the instruction or constant cache (sm.fetch_latency, sm.latency.constant)"},
     {"-gpgpu_const_cache:l1", nullptr, "every constant load hits: sm.latency.constant per distinct address"},
-    {"-gpgpu_tex_cache:l1", nullptr, "no texture path (tex instructions are not executed)"},
+    {"-gpgpu_tex_cache:l1", nullptr,
+     "no separate texture cache: texture fetches go through the L1 plus sm.latency.texture"},
     // Register file, operand collector, tensor cores.
     {"-gpgpu_num_reg_banks", nullptr, kNoOperandCollector},
     {"-gpgpu_reg_file_port_throughput", nullptr, kNoOperandCollector},

@@ -18,6 +18,7 @@ struct SmLatencyParams {
   uint32_t shared_mem = 24;
   uint32_t branch = 2;
   uint32_t constant = 8;
+  uint32_t texture = 60;
 
   static void declare(ParamDecl<SmLatencyParams>& d) {
     d.param("int", &SmLatencyParams::int_alu, "cycles", "integer ALU result latency").range(1, 1000);
@@ -33,6 +34,10 @@ struct SmLatencyParams {
     d.param("constant", &SmLatencyParams::constant, "cycles",
             "constant / parameter load latency (constant cache hit) for one distinct address")
         .range(1, 1000);
+    d.param("texture", &SmLatencyParams::texture, "cycles",
+            "texture unit: cycles a texture fetch or surface access (tex, tld4, suld, sust) adds to the L1 path "
+            "(addressing and filtering)")
+        .range(0, 1000);
   }
 };
 

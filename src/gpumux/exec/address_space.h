@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "gpumux/exec/texture.h"
+
 namespace gpumux::exec {
 
 // Generic-address windows (cvta): shared and local addresses are small
@@ -57,6 +59,10 @@ class AddressSpace {
 
   uint64_t bytes_allocated() const { return bytes_; }
 
+  // The application's CUDA arrays and texture and surface objects (their texels live here).
+  TextureObjects& textures() { return textures_; }
+  const TextureObjects& textures() const { return textures_; }
+
  private:
   uint8_t* translate_slow(uint64_t addr, uint64_t bytes);
   const Allocation* containing(uint64_t addr, uint64_t bytes) const;
@@ -64,6 +70,7 @@ class AddressSpace {
   Allocation* last_ = nullptr;             // most recent hit: accesses of a warp are clustered
   uint64_t next_ = kGlobalBase;
   uint64_t bytes_ = 0;
+  TextureObjects textures_;
 };
 
 }  // namespace gpumux::exec

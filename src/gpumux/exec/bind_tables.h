@@ -13,5 +13,6 @@ namespace gpumux::exec {
 ptx::ExecHandler bind_memory(const ptx::Instruction& in, std::string& why);
 ptx::ExecHandler bind_control(const ptx::Instruction& in, std::string& why);
 ptx::ExecHandler bind_warp_ops(const ptx::Instruction& in, std::string& why);
+ptx::ExecHandler bind_texture(const ptx::Instruction& in, std::string& why);
 
 }  // namespace gpumux::exec

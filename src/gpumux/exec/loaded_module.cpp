@@ -17,7 +17,7 @@ namespace {
 uint64_t align_up(uint64_t v, uint64_t a) { return a ? (v + a - 1) / a * a : v; }
 
 ptx::ExecHandler bind_one(const ptx::Instruction& in, std::string& why) {
-  for (auto family : {&bind_compute, &bind_memory, &bind_control, &bind_warp_ops}) {
+  for (auto family : {&bind_compute, &bind_memory, &bind_control, &bind_warp_ops, &bind_texture}) {
     std::string w;
     if (ptx::ExecHandler h = family(in, w)) return h;
     if (!w.empty()) why = w;

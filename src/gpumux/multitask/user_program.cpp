@@ -50,18 +50,36 @@ void write_output(const std::filesystem::path& file, const std::vector<uint8_t>&
 
 }  // namespace
 
+exec::TextureResource texture_resource(const UserProgram::Buffer::Texture& t, uint64_t ptr, uint64_t bytes) {
+  exec::TextureResource r;
+  r.ptr = ptr;
+  r.format = t.format;
+  if (t.width == 0) {
+    r.kind = exec::ResourceKind::Linear;
+    r.size_bytes = bytes;
+  } else {
+    r.kind = exec::ResourceKind::Pitch2D;
+    r.width = t.width;
+    r.pitch = uint64_t(t.width) * t.format.element_bytes();
+    r.height = uint32_t(bytes / r.pitch);
+  }
+  return r;
+}
+
 UserProgram::Arg parse_arg(const std::string& text, const std::vector<UserProgram::Buffer>& buffers) {
   auto colon = text.find(':');
   if (colon == std::string::npos)
-    throw std::invalid_argument(fmt::format("'{}': expected kind:value (buf:, u32:, s32:, u64:, s64:, f32:, f64:)", text));
+    throw std::invalid_argument(fmt::format("'{}': expected kind:value (buf:, tex:, u32:, s32:, u64:, s64:, f32:, f64:)", text));
   std::string_view kind = std::string_view(text).substr(0, colon), value = std::string_view(text).substr(colon + 1);
   UserProgram::Arg a;
   using K = UserProgram::Arg::Kind;
-  if (kind == "buf") {
-    a.kind = K::Buffer;
+  if (kind == "buf" || kind == "tex") {
+    a.kind = kind == "buf" ? K::Buffer : K::Texture;
     for (a.buffer = 0; a.buffer < buffers.size() && buffers[a.buffer].name != value; ++a.buffer) {
     }
     if (a.buffer == buffers.size()) throw std::invalid_argument(fmt::format("'{}': no buffer named '{}'", text, value));
+    if (kind == "tex" && !buffers[a.buffer].texture)
+      throw std::invalid_argument(fmt::format("'{}': buffer '{}' has no texture = {{ ... }}", text, value));
   } else if (kind == "u32") {
     a.kind = K::U32;
     a.bits = parse_number<uint32_t>(value, kind);
@@ -81,7 +99,7 @@ UserProgram::Arg parse_arg(const std::string& text, const std::vector<UserProgra
     a.kind = K::F64;
     a.bits = std::bit_cast<uint64_t>(parse_number<double>(value, kind));
   } else {
-    throw std::invalid_argument(fmt::format("'{}': unknown argument kind '{}' (buf, u32, s32, u64, s64, f32, f64)", text, kind));
+    throw std::invalid_argument(fmt::format("'{}': unknown argument kind '{}' (buf, tex, u32, s32, u64, s64, f32, f64)", text, kind));
   }
   return a;
 }
@@ -90,12 +108,15 @@ workloads::CheckResult run_user_program(const UserProgram& p, runtime::Context& 
   runtime::Module& mod = ctx.load_module_string(p.ptx_text, p.ptx_file);
   workloads::Rng rng(seed);
   std::vector<runtime::DevPtr> ptrs;
+  std::vector<uint64_t> textures;
   for (const UserProgram::Buffer& b : p.buffers) {
     ptrs.push_back(ctx.malloc(b.bytes));
     if (b.init != UserProgram::Buffer::Init::None) {
       std::vector<uint8_t> v = initial_contents(b, rng);
       ctx.memcpy_h2d(ptrs.back(), v.data(), v.size());
     }
+    textures.push_back(b.texture ? ctx.create_texture(texture_resource(*b.texture, ptrs.back(), b.bytes), b.texture->desc)
+                                 : 0);
   }
   using K = UserProgram::Arg::Kind;
   for (const UserProgram::Launch& l : p.launches) {
@@ -103,6 +124,7 @@ workloads::CheckResult run_user_program(const UserProgram& p, runtime::Context& 
     for (const UserProgram::Arg& a : l.args) {
       switch (a.kind) {
         case K::Buffer: args.add(ptrs[a.buffer]); break;
+        case K::Texture: args.add(textures[a.buffer]); break;
         case K::U32: args.add(uint32_t(a.bits)); break;
         case K::S32: args.add(int32_t(uint32_t(a.bits))); break;
         case K::U64: args.add(a.bits); break;

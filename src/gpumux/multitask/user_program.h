@@ -11,12 +11,13 @@
 //   name = "x"
 //   bytes = 4194304
 //   init = "random"                          # zero, random, iota_u32, iota_f32 or none (not copied)
+//   texture = { format = "f32", width = 256, filter = "linear" }   # optional: bound as a texture object
 //   [[app.launch]]
 //   kernel = "saxpy"
 //   grid = [4096]                            # 1 to 3 dimensions
 //   block = [256]
 //   dynamic_shared_bytes = 0
-//   args = ["buf:x", "buf:y", "u32:1048576", "f32:2.0"]   # buf:, u32:, s32:, u64:, s64:, f32:, f64:
+//   args = ["buf:x", "buf:y", "u32:1048576", "f32:2.0"]   # buf:, tex:, u32:, s32:, u64:, s64:, f32:, f64:
 //   repeat = 1
 //   cpu_us = 0.0                             # host CPU time before each launch (repeat), microseconds
 //
@@ -27,10 +28,20 @@
 // and the check detail gives a checksum of the outputs to compare runs. With
 // output_dir, each output buffer is also written there as <buffer>.bin (its raw
 // bytes, as on the device) after every completed run, for the user to check.
+//
+// A buffer with `texture` is also bound as a texture object over its memory,
+// passed to kernels as "tex:NAME" (a cudaTextureObject_t parameter):
+// format = "f32", "s32", "u32", "f16", "s16", "u16", "s8" or "u8"; channels =
+// 1, 2 or 4; width = elements per row makes it a pitched 2D texture of
+// bytes / (width x element) rows (without it: linear memory, read with
+// tex1Dfetch); filter = "point" or "linear"; address = "clamp", "border",
+// "wrap" or "mirror"; normalized = true for normalized coordinates; read =
+// "element" or "normalized_float" (docs/textures.md).
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,11 +56,17 @@ struct UserProgram {
     std::string name;
     uint64_t bytes = 0;
     Init init = Init::Zero;
+    struct Texture {
+      exec::ChannelFormat format;
+      uint32_t width = 0;  // 0: linear memory; else pitched 2D rows of `width` elements
+      exec::TextureDesc desc;
+    };
+    std::optional<Texture> texture;
   };
   struct Arg {
-    enum class Kind : uint8_t { Buffer, U32, S32, U64, S64, F32, F64 };
+    enum class Kind : uint8_t { Buffer, U32, S32, U64, S64, F32, F64, Texture };
     Kind kind = Kind::U32;
-    size_t buffer = 0;  // Kind::Buffer: index into buffers
+    size_t buffer = 0;  // Kind::Buffer, Kind::Texture: index into buffers
     uint64_t bits = 0;  // scalar value, by kind
   };
   struct Launch {
@@ -71,6 +88,9 @@ struct UserProgram {
 // Parses "buf:NAME", "u32:7", "f32:2.5", ...; throws LoadError-free
 // std::invalid_argument with the reason (the caller adds file:line).
 UserProgram::Arg parse_arg(const std::string& text, const std::vector<UserProgram::Buffer>& buffers);
+
+// The resource of a buffer bound as a texture (linear, or pitched 2D with `width`).
+exec::TextureResource texture_resource(const UserProgram::Buffer::Texture& t, uint64_t ptr, uint64_t bytes);
 
 // Runs the program in `ctx`; inputs of random buffers come from `seed`.
 workloads::CheckResult run_user_program(const UserProgram& p, runtime::Context& ctx, uint64_t seed);

@@ -34,6 +34,51 @@ runtime::Dim3 dims(StrictTable& t, std::string_view key) {
   return {d[0], d[1], d[2]};
 }
 
+// A buffer's `texture = { ... }` (user_program.h): checked here, so that a
+// bad combination names the file and line rather than failing at run time.
+UserProgram::Buffer::Texture parse_texture(const toml::node& n, StrictTable& buffer, uint64_t bytes,
+                                           const std::string& file) {
+  const toml::table* tt = n.as_table();
+  if (!tt) buffer.fail(n, "texture", "expected a table { format = \"f32\", ... }");
+  StrictTable t(*tt, buffer.qualified("texture"), file);
+  using exec::ChannelKind;
+  UserProgram::Buffer::Texture tex;
+  const std::pair<uint8_t, ChannelKind> format = t.choice(
+      "format",
+      {{"f32", std::pair<uint8_t, ChannelKind>{32, ChannelKind::Float}}, {"f16", {16, ChannelKind::Float}},
+       {"s32", {32, ChannelKind::Signed}}, {"u32", {32, ChannelKind::Unsigned}}, {"s16", {16, ChannelKind::Signed}},
+       {"u16", {16, ChannelKind::Unsigned}}, {"s8", {8, ChannelKind::Signed}}, {"u8", {8, ChannelKind::Unsigned}}},
+      std::pair<uint8_t, ChannelKind>{32, ChannelKind::Float});
+  tex.format.bits = format.first;
+  tex.format.kind = format.second;
+  tex.format.channels = uint8_t(t.integer("channels", 1, 4).value_or(1));
+  tex.width = uint32_t(t.integer("width", 1, 65536).value_or(0));
+  using exec::AddressMode;
+  const AddressMode mode = t.choice("address",
+                                    {{"clamp", AddressMode::Clamp}, {"border", AddressMode::Border},
+                                     {"wrap", AddressMode::Wrap}, {"mirror", AddressMode::Mirror}},
+                                    AddressMode::Clamp);
+  tex.desc.address = {mode, mode, mode};
+  tex.desc.filter = t.choice("filter", {{"point", exec::FilterMode::Point}, {"linear", exec::FilterMode::Linear}},
+                             exec::FilterMode::Point);
+  tex.desc.read = t.choice("read", {{"element", exec::ReadMode::ElementType},
+                                    {"normalized_float", exec::ReadMode::NormalizedFloat}},
+                           exec::ReadMode::ElementType);
+  tex.desc.normalized_coords = t.get<bool>("normalized", "true or false").value_or(false);
+  t.finish();
+  try {
+    exec::TextureObjects::check(tex.format, tex.desc);
+  } catch (const ApiError& e) {
+    buffer.fail(n, "texture", e.what());
+  }
+  const uint64_t row = uint64_t(std::max(tex.width, 1u)) * tex.format.element_bytes();
+  const uint64_t limit = tex.width ? 65536 : uint64_t(1) << 28;
+  if (bytes % row != 0 || bytes / row > limit)
+    buffer.fail(n, "texture", fmt::format("the buffer's {} bytes are not a whole number of {}-byte {} (at most {})",
+                                          bytes, row, tex.width ? "rows" : "elements", limit));
+  return tex;
+}
+
 std::shared_ptr<UserProgram> parse_user_program(StrictTable& t, const toml::table& at, const std::filesystem::path& dir,
                                                  const std::string& ptx) {
   auto p = std::make_shared<UserProgram>();
@@ -60,6 +105,7 @@ std::shared_ptr<UserProgram> parse_user_program(StrictTable& t, const toml::tabl
                         {{"none", Init::None}, {"zero", Init::Zero}, {"random", Init::Random},
                          {"iota_u32", Init::IotaU32}, {"iota_f32", Init::IotaF32}},
                         buf.init);
+    if (const toml::node* tn = b.node("texture")) buf.texture = parse_texture(*tn, b, buf.bytes, t.file());
     b.finish();
     p->buffers.push_back(buf);
   }
@@ -115,7 +161,13 @@ std::string AppSpec::identity() const {
     return fmt::format("benchmark {} size {} seed {}{}", benchmark->name, workloads::size_name(size), seed, cpu);
   // The PTX text and the host program, in a canonical form.
   std::string s = fmt::format("ptx {:016x} seed {}{}", fnv1a64(user->ptx_text), seed, cpu);
-  for (const auto& b : user->buffers) s += fmt::format("\nbuffer {} {} {}", b.name, b.bytes, int(b.init));
+  for (const auto& b : user->buffers) {
+    s += fmt::format("\nbuffer {} {} {}", b.name, b.bytes, int(b.init));
+    if (const auto& x = b.texture)  // only with a texture, so that other keys stay as they were
+      s += fmt::format(" texture {} {} {} {} {} {} {} {}", x->format.channels, x->format.bits, int(x->format.kind),
+                       x->width, int(x->desc.address[0]), int(x->desc.filter), int(x->desc.read),
+                       x->desc.normalized_coords);
+  }
   for (const auto& l : user->launches) {
     s += fmt::format("\nlaunch {} {}x{}x{} {}x{}x{} {} x{}", l.kernel, l.grid.x, l.grid.y, l.grid.z, l.block.x,
                      l.block.y, l.block.z, l.dynamic_shared_bytes, l.repeat);

@@ -89,6 +89,7 @@ const char* opcode_name(Opcode op) {
       "setp", "set", "selp", "slct",
       "bra", "call", "ret", "exit", "trap", "brkpt", "nanosleep",
       "bar", "membar", "atom", "red", "shfl", "vote", "match", "activemask", "redux",
+      "tex", "tld4", "txq", "suld", "sust", "suq",
   };
   static_assert(std::size(kNames) == size_t(Opcode::NumOpcodes));
   auto i = size_t(op);
@@ -99,6 +100,7 @@ bool has_destination(const Instruction& in) {
   switch (in.op) {
     case Opcode::St:
     case Opcode::Red:
+    case Opcode::Sust:
     case Opcode::Prefetch:
     case Opcode::Bra:
     case Opcode::Call:

@@ -69,6 +69,8 @@ enum class Opcode : uint8_t {
   Membar,   // membar.* and fence.*
   Atom, Red, Shfl, Vote, Match, Activemask,
   Redux,    // redux.sync: the operation in Instruction::aop
+  // textures and surfaces (bindless: the object is a 64-bit register); Instruction::tex
+  Tex, Tld4, Txq, Suld, Sust, Suq,
   NumOpcodes
 };
 const char* opcode_name(Opcode op);
@@ -91,6 +93,23 @@ enum class ShiftDir : uint8_t { None, Left, Right };      // shf.l / shf.r
 enum class ShfMode : uint8_t { None, Clamp, Wrap };
 enum class TestpMode : uint8_t { None, Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 enum class PrmtMode : uint8_t { None, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
+// Texture/surface geometry (.1d, .2d, .3d, .a1d, .a2d, .cube, .acube).
+enum class TexGeom : uint8_t { None, D1, D2, D3, A1d, A2d, Cube, ACube };
+enum class TexLod : uint8_t { None, Level, Grad };       // tex.level / tex.grad
+enum class SurfClamp : uint8_t { None, Trap, Clamp, Zero };  // suld/sust out-of-range mode
+// txq/suq queries (the attribute after the opcode).
+enum class TexQuery : uint8_t {
+  None, Width, Height, Depth, ChannelDataType, ChannelOrder, NormalizedCoords, FilterMode,
+  AddrMode0, AddrMode1, AddrMode2, ArraySize, NumMipmapLevels, NumSamples, MemoryLayout,
+};
+struct TexModifiers {
+  TexGeom geom = TexGeom::None;
+  TexLod lod = TexLod::None;
+  SurfClamp clamp = SurfClamp::None;
+  TexQuery query = TexQuery::None;
+  uint8_t comp = 0;        // tld4.r/.g/.b/.a: channel 0..3
+  bool formatted = false;  // sust.p (sust.b: false)
+};
 
 // Special registers readable with mov/cvt (%tid.x etc.). Component in Operand::comp.
 enum class SpecialReg : uint8_t {
@@ -167,6 +186,7 @@ struct Instruction {
   ShfMode shf = ShfMode::None;
   TestpMode testp = TestpMode::None;
   PrmtMode prmt = PrmtMode::None;
+  TexModifiers tex{};        // tex/tld4/txq/suld/sust/suq (parser.h)
   bool aligned = false;      // barrier.sync.aligned / bar (bar.sync is aligned)
   bool sync = false;         // shfl.sync / vote.sync
   bool shiftamt = false;     // bfind.shiftamt

@@ -12,6 +12,7 @@
 #include "gpumux/ptx/inst_info.h"
 #include "gpumux/ptx/lexer.h"
 #include "gpumux/ptx/literal.h"
+#include "gpumux/ptx/parser_texture.h"
 
 namespace gpumux::ptx {
 
@@ -138,6 +139,8 @@ std::optional<Opcode> opcode_from_name(std::string_view s) {
       {"shfl", Opcode::Shfl},     {"vote", Opcode::Vote},     {"match", Opcode::Match},
       {"activemask", Opcode::Activemask}, {"bmsk", Opcode::Bmsk}, {"addc", Opcode::Addc},
       {"subc", Opcode::Subc},     {"madc", Opcode::Madc},     {"redux", Opcode::Redux},
+      {"tex", Opcode::Tex},       {"tld4", Opcode::Tld4},     {"txq", Opcode::Txq},
+      {"suld", Opcode::Suld},     {"sust", Opcode::Sust},     {"suq", Opcode::Suq},
   };
   auto it = kOps.find(s);
   if (it == kOps.end()) return std::nullopt;
@@ -147,9 +150,7 @@ std::optional<Opcode> opcode_from_name(std::string_view s) {
 // What to call an instruction whose opcode gpumux does not know.
 std::string unknown_opcode(std::string_view base, std::string_view word) {
   static const std::unordered_map<std::string_view, const char*> kKinds = {
-      {"tex", "texture"},        {"tld4", "texture"},       {"txq", "texture"},
-      {"istypep", "texture"},    {"suld", "surface"},       {"sust", "surface"},
-      {"sured", "surface"},      {"suq", "surface"},        {"wmma", "tensor core"},
+      {"istypep", "texture"},    {"sured", "surface"},      {"wmma", "tensor core"},
       {"mma", "tensor core"},    {"wgmma", "tensor core"},  {"ldmatrix", "tensor core"},
       {"stmatrix", "tensor core"}, {"movmatrix", "tensor core"}, {"cp", "async copy"},
       {"mbarrier", "async barrier"}, {"brx", "indirect branch"},
@@ -305,6 +306,8 @@ Type slot_type(const Instruction& in, unsigned slot, uint32_t address_size) {
       return Type::U32;
     case Opcode::Nanosleep: return Type::U32;
     case Opcode::Call: return Type::None;
+    case Opcode::Tex: return slot == 3 ? Type::F32 : in.type;  // tex.level's level of detail
+    case Opcode::Txq: return slot == 2 ? Type::S32 : in.type;  // txq.level's level
     default: return in.type;
   }
 }
@@ -401,6 +404,7 @@ OperandCount operand_count(const Instruction& in) {
 
 // Number of type suffixes an opcode takes.
 unsigned type_count(const Instruction& in) {
+  if (is_texture_op(in.op)) return texture_type_count(in);
   switch (in.op) {
     case Opcode::Cvt:
     case Opcode::Set:
@@ -1300,6 +1304,7 @@ class Parser {
       if (r) in.rnd = *r;
       return r.has_value();
     };
+    if (is_texture_op(in.op)) return apply_texture_modifier(in, m);
     switch (in.op) {
       case Opcode::Ld:
       case Opcode::Ldu:
@@ -1466,9 +1471,13 @@ class Parser {
     for (unsigned i = 0; i < st.ntypes; ++i)
       if (st.types[i] == Type::B128) unsupported(fmt::format("{} (128-bit type)", op_tok.text));
     if (st.base == "bar" && in.bar != BarKind::Warp) in.aligned = true;
-    auto require = [&](bool ok, const char* what) {
+    auto require = [&](bool ok, std::string_view what) {
       if (!ok) fail(op_tok, fmt::format("'{}' needs {}", op_tok.text, what));
     };
+    if (is_texture_op(in.op)) {
+      const std::string missing = texture_modifiers_missing(in);
+      require(missing.empty(), missing);
+    }
     switch (in.op) {
       case Opcode::Ld:
       case Opcode::Ldu:
@@ -1537,6 +1546,16 @@ class Parser {
     if (!is_punct(peek(), ';')) {
       do {
         if (n == in.ops.size()) fail(peek(), fmt::format("too many operands for '{}'", op_tok.text));
+        if (is_texture_op(in.op) && accept('[')) {  // [object, coordinates]: two operands (parser.h)
+          in.ops[n] = parse_operand(in, n);
+          if (accept(',')) {
+            if (++n == in.ops.size()) fail(peek(), fmt::format("too many operands for '{}'", op_tok.text));
+            in.ops[n] = parse_operand(in, n);
+          }
+          expect(']', "to close the texture or surface operand");
+          ++n;
+          continue;
+        }
         in.ops[n] = parse_operand(in, n);
         if (n == 0 && accept('|')) {
           const Token& p = peek();
@@ -1747,6 +1766,12 @@ class Parser {
   }
 
   void validate_operands(const Instruction& in, const Token& op_tok) {
+    if (is_texture_op(in.op)) {
+      if (std::string u = texture_unsupported_form(in); !u.empty()) unsupported(fmt::format("{} ({})", op_tok.text, u));
+      const std::string e = texture_operands_error(in);
+      if (!e.empty()) fail(op_tok, fmt::format("'{}' takes {}", op_tok.text, e));
+      return;
+    }
     const OperandCount c = operand_count(in);
     if (in.nops < c.min || in.nops > c.max) {
       std::string want = c.min == c.max ? std::to_string(c.min) : fmt::format("{} to {}", c.min, c.max);

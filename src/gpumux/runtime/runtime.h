@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "gpumux/core/error.h"
+#include "gpumux/exec/texture.h"
 
 namespace gpumux::ptx {
 struct Module;
@@ -212,6 +213,34 @@ class Context {
     return v;
   }
 
+  // Textures and surfaces: CUDA arrays, texture objects and surface objects
+  // (exec/texture.h: descriptors, array layout, fetch arithmetic). A texture
+  // or surface handle is the 64-bit value a kernel receives as its
+  // cudaTextureObject_t / cudaSurfaceObject_t parameter; pass it as a launch
+  // argument. A CUDA runtime maps its calls onto these:
+  //   cudaMallocArray/cudaMalloc3DArray -> malloc_array (extent and flags as in ArrayDesc)
+  //   cudaFreeArray -> free_array
+  //   cudaMemcpy2DToArray/3D/ToArray -> memcpy_to_array; ...FromArray -> memcpy_from_array
+  //   cudaCreateTextureObject -> create_texture (cudaResourceDesc -> TextureResource,
+  //     cudaTextureDesc -> TextureDesc; sRGB, mipmaps and anisotropy are not modeled)
+  //   cudaCreateSurfaceObject -> create_surface; cudaDestroy*Object -> destroy_*
+  // Errors (bad extent or format, unknown handle, a box outside the array) throw ApiError.
+  uint64_t malloc_array(const exec::ArrayDesc& d);
+  void free_array(uint64_t array);
+  const exec::TexelLayout& array_layout(uint64_t array) const;
+  // Copies a box of width_bytes x height x depth between the array, at byte x,
+  // row y and slice z (the layer of layered arrays, layer * 6 + face of
+  // cubemaps), and host memory whose rows are `pitch` bytes apart (slices
+  // pitch x height). One transfer of the box's bytes in simulated time.
+  void memcpy_to_array(uint64_t array, uint64_t x_bytes, uint32_t y, uint32_t z, const void* src, uint64_t pitch,
+                       uint64_t width_bytes, uint32_t height, uint32_t depth = 1);
+  void memcpy_from_array(void* dst, uint64_t pitch, uint64_t array, uint64_t x_bytes, uint32_t y, uint32_t z,
+                         uint64_t width_bytes, uint32_t height, uint32_t depth = 1);
+  uint64_t create_texture(const exec::TextureResource& r, const exec::TextureDesc& d);
+  void destroy_texture(uint64_t texture);
+  uint64_t create_surface(uint64_t array);
+  void destroy_surface(uint64_t surface);
+
   // Modules. Bad or unsupported PTX throws LoadError naming file:line.
   Module& load_module_file(const std::string& path);
   Module& load_module_string(const std::string& ptx_text, const std::string& name);
@@ -253,6 +282,10 @@ class Context {
   // The start of a call ordered after the context's earlier work: the CPU
   // gap, then the wait.
   void call_in_order();
+  // Byte offsets of the rows of a box of an array (memcpy_to/from_array), checked.
+  template <class F>
+  void for_each_array_row(uint64_t array, uint64_t x_bytes, uint32_t y, uint32_t z, uint64_t width_bytes,
+                          uint32_t height, uint32_t depth, F&& row);
   Device& dev_;
   uint32_t id_, app_;
   int priority_ = 0;

@@ -60,6 +60,10 @@ InstTiming classify(const ptx::Instruction& in, const SmParams& p) {
     case Opcode::Prefetch:
       set(Unit::LdSt, l.shared_mem, ii.ldst, InstKind::Memory);
       return t;
+    case Opcode::Tex: case Opcode::Tld4: case Opcode::Suld: case Opcode::Sust:
+      set(Unit::LdSt, l.texture, ii.ldst, InstKind::Memory);
+      t.texture = true;
+      return t;
     case Opcode::Bar:
       set(Unit::Branch, l.branch, ii.branch, in.bar == ptx::BarKind::Warp ? InstKind::Alu : InstKind::Barrier);
       return t;

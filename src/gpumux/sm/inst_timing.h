@@ -41,6 +41,7 @@ struct InstTiming {
   uint16_t latency = 1;
   uint8_t interval = 1;
   uint8_t num_src = 0, num_dst = 0;
+  bool texture = false;       // tex/tld4/suld/sust: the memory path plus the texture unit's latency
   bool builtin_call = false;  // calls a device-side builtin (printf, malloc): a side effect outside the TB
   uint32_t regs = 0;  // first RegRef in the module's pool: sources, then destinations
 };

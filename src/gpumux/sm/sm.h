@@ -151,6 +151,7 @@ class Sm : public Component, public mem::MemSink {
     uint16_t lines_left = 0;
     uint8_t num_regs = 0;
     bool is_store = false;
+    uint16_t extra_latency = 0;      // the texture unit's, for texture and surface instructions
     std::array<uint32_t, 4> regs{};  // absolute scoreboard slots (kPredBit for predicates)
   };
 

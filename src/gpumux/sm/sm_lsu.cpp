@@ -68,8 +68,8 @@ void Sm::issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now
   const exec::MemAccess& a = xw.last_access();
   auto dsts = w.kernel->timing->destinations(t);
   StatKey key = w.kernel->key;
-  if (a.mask == 0) {  // every lane predicated off (or a prefetch): nothing to access
-    for (RegRef d : dsts) scoreboard_slot(w, d) = now + 1;
+  if (a.mask == 0) {  // every lane predicated off, a prefetch, or texels all on the border
+    for (RegRef d : dsts) scoreboard_slot(w, d) = now + 1 + (t.texture ? p_.latency.texture : 0);
     return;
   }
   switch (a.space) {
@@ -98,6 +98,7 @@ void Sm::issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now
   w.mem_ops_used |= 1u << op_index;
   MemOp& op = w.mem_ops[op_index];
   op.is_store = a.is_store;
+  op.extra_latency = t.texture ? uint16_t(p_.latency.texture) : 0;
   op.num_regs = 0;
   for (RegRef d : dsts) {
     if (op.num_regs == op.regs.size()) break;
@@ -169,7 +170,7 @@ void Sm::accept(const mem::MemRequest& r) {
   MemOp& op = w.mem_ops[op_index];
   engine().note_progress();
   if (--op.lines_left > 0) return;
-  Cycle arrival = engine().wake_cycle(domain());
+  Cycle arrival = engine().wake_cycle(domain()) + op.extra_latency;
   for (unsigned i = 0; i < op.num_regs; ++i) {
     uint32_t x = op.regs[i];
     std::vector<Cycle>& v = (x & kPredBit) ? w.pred_ready : w.reg_ready;

@@ -91,7 +91,7 @@ const char* atom_name(ptx::AtomOp a) {
 
 SassForm memory_form(const ptx::Instruction& in, Space space) {
   const unsigned bytes = ptx::type_size(in.type) * in.vec;
-  const bool load = in.op == Opcode::Ld || in.op == Opcode::Ldu;
+  const bool load = in.op == Opcode::Ld || in.op == Opcode::Ldu || in.op == Opcode::Suld;
   // Parameters are constant-bank operands in SASS and .const loads go
   // through the constant cache, which Accel-Sim's trace mode treats as ALU work.
   if (space == Space::Param) return {"MOV", false};
@@ -265,6 +265,14 @@ SassForm sass_form(const ptx::Instruction& in, Space space, bool in_kernel) {
     case Opcode::Activemask: return {"VOTE.ANY"};
     // Volta has no REDUX (Accel-Sim's map is Volta's): a butterfly shuffle is its core step.
     case Opcode::Redux: return {"SHFL.BFLY"};
+    // Texture fetches keep their SASS names (no traced addresses); surface
+    // accesses, global accesses in gpumux's model, are traced as such.
+    case Opcode::Tex: return {"TEX"};
+    case Opcode::Tld4: return {"TLD4"};
+    case Opcode::Txq:
+    case Opcode::Suq: return {"TXQ"};
+    case Opcode::Suld:
+    case Opcode::Sust: return memory_form(in, Space::Global);
     case Opcode::Invalid:
     case Opcode::NumOpcodes: break;
   }
