@@ -637,3 +637,21 @@ TEST(PtxParser, DeepNestingIsAnErrorNotACrash) {
 
 }  // namespace
 }  // namespace gpumux::ptx
+
+namespace gpumux::ptx {
+namespace {
+
+// __managed__ variables: ordinary globals to the device (cudart maps them for the host).
+TEST(PtxParser, ManagedVariableAttribute) {
+  Module m = parse_ptx(std::string(test::kHeader) + ".global .attribute(.managed) .align 4 .u32 counter;\n", "t.ptx");
+  ASSERT_EQ(m.globals.size(), 1u);
+  EXPECT_EQ(m.globals[0].name, "counter");
+  EXPECT_EQ(m.globals[0].space, Space::Global);
+  EXPECT_TRUE(m.unsupported.empty());
+  EXPECT_NE(error_of(std::string(test::kHeader) + ".global .attribute(.unified) .u32 x;\n")
+                .find("unsupported variable attribute .unified"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpumux::ptx

@@ -15,5 +15,6 @@ void add_config_commands(CLI::App& app);    // gpumux config dump|import|docs
 void add_bench_commands(CLI::App& app);       // gpumux bench
 void add_experiment_commands(CLI::App& app);  // gpumux experiment run|check|report
 void add_calibrate_commands(CLI::App& app);   // gpumux calibrate
+void add_exec_commands(CLI::App& app);        // gpumux exec -- ./cuda-program
 
 }  // namespace gpumux::cli

@@ -745,7 +745,13 @@ class Parser {
         take();
         vec = t.text == ".v2" ? 2 : 4;
       } else if (t.text == ".attribute") {
-        unsupported("variable attribute (managed memory)");
+        // .attribute(.managed): a __managed__ variable, an ordinary global to
+        // the device; a CUDA runtime (cudart/managed.h) gives the host its copy.
+        take();
+        expect('(', "after .attribute");
+        const Token& a = take();
+        if (a.text != ".managed") fail(a, fmt::format("unsupported variable attribute {}", a.text));
+        expect(')', "to close .attribute");
       } else if (t.text == ".texref" || t.text == ".samplerref" || t.text == ".surfref") {
         unsupported(fmt::format("{} declaration (texture)", t.text));
       } else if (auto ty = type_from_name(t.text.substr(1))) {

@@ -111,6 +111,13 @@ class KernelArgs {
     args_.push_back(std::move(a));
     return *this;
   }
+  // An argument given as raw bytes (a CUDA runtime's void** argument array).
+  KernelArgs& add_bytes(const void* p, size_t n) {
+    Arg a;
+    a.bytes.assign(static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n);
+    args_.push_back(std::move(a));
+    return *this;
+  }
   struct Arg {
     std::vector<uint8_t> bytes;
     bool is_float = false;

@@ -1,0 +1,134 @@
+// The process-wide state behind gpumux's libcudart: one simulated device (the
+// timing model of the GPU config named by GPUMUX_CONFIG, default gtx980), one
+// context (the program is one application), the modules nvcc's generated
+// code registers, and the CUDA error state. Every entry point (api_*.cpp)
+// runs through Runtime::call(), which serializes host threads, maps gpumux
+// errors to cudaError_t and keeps CUDA's last-error and sticky-error rules.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpumux/cudart/cuda_abi.h"
+#include "gpumux/cudart/managed.h"
+#include "gpumux/runtime/runtime.h"
+#include "gpumux/timing/timing_backend.h"
+
+struct CUstream_st {
+  gpumux::runtime::Stream stream;
+};
+struct CUevent_st {
+  gpumux::runtime::Event event;
+};
+
+namespace gpumux::cudart {
+
+struct RegisteredModule;
+
+// Device memory reported by cudaGetDeviceProperties and cudaMemGetInfo. The
+// simulated address space has no capacity limit; programs size their data by
+// this value, so it is that of the GPUs gpumux models.
+inline constexpr uint64_t kReportedGlobalMemory = uint64_t(4) << 30;
+
+// A __global__ function registered by its host stub (the cudaKernel_t handle).
+struct KernelEntry {
+  RegisteredModule* module;
+  std::string name;                   // mangled device name
+  int max_dynamic_smem = -1;          // cudaFuncAttributeMaxDynamicSharedMemorySize; -1: unset
+};
+
+// A __device__/__constant__/__managed__ variable registered by its host shadow.
+struct VariableEntry {
+  RegisteredModule* module;
+  std::string name;
+  uint64_t size;
+  void** managed_host_ptr;  // __managed__: where host code finds the variable; else null
+};
+
+// One fat binary: its PTX is loaded when registration ends.
+struct RegisteredModule {
+  const void* wrapper;
+  runtime::Module* module = nullptr;
+  std::string error;  // why the module could not be loaded
+};
+
+// Thrown inside entry points to return a specific CUDA error.
+struct CudaError {
+  cudaError_t code;
+  std::string detail;
+};
+
+class Runtime {
+ public:
+  static Runtime& get();
+
+  // Runs an entry point: returns its error (recorded as the last error).
+  cudaError_t call(const char* api, const std::function<void()>& body);
+  // Like call() for entry points that wait for or enqueue device work: the
+  // managed-memory mirrors are copied in before and out after.
+  cudaError_t device_call(const char* api, const std::function<void()>& body);
+  // Prints "gpumux: <name> is not implemented" once.
+  cudaError_t unimplemented(const char* api);
+  cudaError_t take_last_error();
+  cudaError_t peek_last_error() const { return sticky_ ? sticky_ : last_; }
+
+  runtime::Context& ctx() { return *ctx_; }
+  timing::TimingBackend& backend() { return timing::backend_of(*device_); }
+  const GpuConfig& config() const { return config_; }
+  const runtime::DeviceLimits& limits() const { return device_->limits(); }
+  ManagedMemory& managed() { return managed_; }
+
+  // Registration.
+  void** register_fatbin(const void* wrapper);
+  void register_function(void** handle, const void* host_fn, const char* name);
+  void register_variable(void** handle, const void* host_var, const char* name, uint64_t size,
+                         void** managed_host_ptr);
+  void finish_registration(void** handle);
+  // cudaDeviceReset: waits for the work, then replaces the context by a new
+  // one with the modules reloaded; device memory and the error state are gone.
+  void reset();
+
+  KernelEntry& kernel(const void* host_fn);         // CudaError InvalidDeviceFunction if unknown
+  runtime::Kernel loaded_kernel(const KernelEntry& k);  // CudaError if its module did not load
+  // Device address and size of a registered variable (CudaError InvalidSymbol if unknown).
+  std::pair<runtime::DevPtr, uint64_t> symbol(const void* host_var);
+
+  // The <<<>>> configuration stack (per host thread).
+  struct LaunchConfig {
+    dim3 grid, block;
+    size_t smem;
+    cudaStream_t stream;
+  };
+  void push_config(const LaunchConfig& c);
+  std::optional<LaunchConfig> pop_config();
+
+  void launch(KernelEntry& k, dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t stream);
+  // The runtime stream of a handle: null and the special handles cudaStreamLegacy (1)
+  // and cudaStreamPerThread (2) are the default stream.
+  static runtime::Stream stream_of(cudaStream_t s) {
+    return reinterpret_cast<uintptr_t>(s) > 2 ? s->stream : runtime::Stream{};
+  }
+
+ private:
+  Runtime();
+  void load(RegisteredModule& m);  // into the current context
+  void write_summary() const;
+
+  GpuConfig config_;
+  std::unique_ptr<runtime::Device> device_;
+  runtime::Context* ctx_ = nullptr;
+  ManagedMemory managed_;
+  std::recursive_mutex mutex_;
+  cudaError_t last_ = cudaSuccess, sticky_ = cudaSuccess;
+  std::vector<std::unique_ptr<RegisteredModule>> modules_;
+  std::map<const void*, std::unique_ptr<KernelEntry>> kernels_;  // by host stub
+  std::map<const void*, VariableEntry> variables_;               // by host shadow
+  std::vector<std::string> unimplemented_seen_;
+};
+
+}  // namespace gpumux::cudart

@@ -1,0 +1,185 @@
+// Unmodified CUDA programs (tests/cuda/*.cu, built with nvcc -cudart shared
+// -arch=compute_80 when nvcc is present) run through `gpumux exec` on the
+// project's libcudart.so.13; each program checks its own results and exit
+// code. Every program is compiled once per test run, all in parallel.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli_test_util.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gpumux::test::run_command;
+using gpumux::test::run_gpumux;
+
+const fs::path kOut = fs::path(GPUMUX_BUILD_DIR) / "cuda-tests";
+
+std::string nvcc() {
+  const char* env = std::getenv("NVCC");
+  return env && *env ? env : "/usr/local/cuda/bin/nvcc";
+}
+
+// Programs and the extra nvcc flags of each build.
+struct Build {
+  std::string program, source, flags;
+};
+const std::vector<Build> kBuilds = {
+    {"vector_add_streams", "vector_add_streams", ""},
+    {"reduction", "reduction", ""},
+    {"memory_variants", "memory_variants", ""},
+    {"device_props", "device_props", ""},
+    {"error_paths", "error_paths", ""},
+    {"thrust_sort", "thrust_sort", ""},
+    {"vector_add_uncompressed", "vector_add_streams", "-compress-mode=none"},
+    {"vector_add_per_thread", "vector_add_streams", "--default-stream per-thread"},
+};
+
+class CudaPrograms : public ::testing::Test {
+ protected:
+  // ctest runs every test in its own process (and in parallel): the builds
+  // are shared through kOut under a lock, and a program is rebuilt only when
+  // its source is newer.
+  static void SetUpTestSuite() {
+    if (!fs::exists(nvcc())) return;
+    fs::create_directories(kOut);
+    int lock = open((kOut / ".lock").c_str(), O_CREAT | O_RDWR, 0644);
+    flock(lock, LOCK_EX);
+    auto stale = [](const std::string& program, const std::string& source) {
+      fs::path bin = kOut / program, src = fs::path(GPUMUX_SOURCE_DIR) / "tests/cuda" / (source + ".cu");
+      std::error_code ec;
+      return !fs::exists(bin) || fs::last_write_time(bin) < fs::last_write_time(src) ||
+             fs::last_write_time(bin) < fs::last_write_time(src.parent_path() / "check.h", ec);
+    };
+    std::string cmd;
+    for (const Build& b : kBuilds)
+      if (stale(b.program, b.source))
+        cmd += fmt::format("({} -cudart shared -arch=compute_80 {} -o {} {}/tests/cuda/{}.cu || echo 'nvcc failed: {}') & ",
+                           nvcc(), b.flags, (kOut / b.program).string(), GPUMUX_SOURCE_DIR, b.source, b.program);
+    // A fat binary with SASS only: no PTX for gpumux.
+    if (stale("sass_only", "vector_add_streams"))
+      cmd += fmt::format("({} -cudart shared -gencode arch=compute_80,code=sm_80 -o {} {}/tests/cuda/vector_add_streams.cu || echo 'nvcc failed: sass_only') & ",
+                         nvcc(), (kOut / "sass_only").string(), GPUMUX_SOURCE_DIR);
+    if (!cmd.empty()) run_command(cmd + "wait", compile_log_);
+    close(lock);  // releases the lock
+  }
+
+  void SetUp() override {
+#ifdef GPUMUX_SANITIZED
+    GTEST_SKIP() << "libcudart.so.13 is built with sanitizers, which uninstrumented CUDA programs cannot load";
+#endif
+    if (!fs::exists(nvcc())) GTEST_SKIP() << "nvcc not found at " << nvcc() << " (set NVCC): CUDA programs not built";
+    ASSERT_EQ(compile_log_.find("nvcc failed"), std::string::npos) << compile_log_;
+  }
+
+  // Runs a built program through gpumux exec; returns its exit code.
+  static int exec(const std::string& program, const std::string& args, std::string& out,
+                  const std::string& options = "-c gtx980") {
+    return run_gpumux(fmt::format("exec {} -- {} {}", options, (kOut / program).string(), args), out);
+  }
+
+  static void expect_pass(const std::string& program, const std::string& args = "") {
+    std::string out;
+    EXPECT_EQ(exec(program, args, out), 0) << out;
+    EXPECT_NE(out.find("PASS " + program), std::string::npos) << out;
+    EXPECT_NE(out.find("gpumux: " + program + " on gtx980"), std::string::npos) << out;  // the summary
+  }
+
+  static inline std::string compile_log_;
+};
+
+TEST_F(CudaPrograms, VectorAddWithStreamsAndEvents) { expect_pass("vector_add_streams"); }
+TEST_F(CudaPrograms, ReductionWithSharedMemoryAndSymbols) { expect_pass("reduction"); }
+TEST_F(CudaPrograms, MemoryCopiesMemsetsAndManagedMemory) { expect_pass("memory_variants"); }
+TEST_F(CudaPrograms, DevicePropertiesOfTheSimulatedGpu) { expect_pass("device_props", "16 gtx980"); }
+TEST_F(CudaPrograms, ErrorPathsReportTheCudaErrorsOfARealGpu) { expect_pass("error_paths"); }
+
+TEST_F(CudaPrograms, ThrustSortTransformReduce) { expect_pass("thrust_sort"); }
+
+TEST_F(CudaPrograms, TimelineShowsKernelsPerStreamAndCopies) {
+  std::string out, trace;
+  fs::path file = kOut / "vector_add.trace.json";
+  ASSERT_EQ(exec("vector_add_streams", "", out, "--timeline " + file.string()), 0) << out;
+  run_command("cat " + file.string(), trace);
+  for (const char* s : {"\"stream 1\"", "\"stream 2\"", "\"copies\"", "memcpy H2D", "memcpy D2H", "vadd("})
+    EXPECT_NE(trace.find(s), std::string::npos) << s;
+}
+
+TEST_F(CudaPrograms, UncompressedFatBinary) {
+  std::string out;
+  EXPECT_EQ(exec("vector_add_uncompressed", "", out), 0) << out;
+  EXPECT_NE(out.find("PASS vector_add_streams"), std::string::npos) << out;
+}
+
+TEST_F(CudaPrograms, PerThreadDefaultStream) {
+  std::string out;
+  EXPECT_EQ(exec("vector_add_per_thread", "", out), 0) << out;
+  EXPECT_NE(out.find("PASS vector_add_streams"), std::string::npos) << out;
+}
+
+TEST_F(CudaPrograms, SassOnlyFatBinaryIsAClearError) {
+  std::string out;
+  EXPECT_EQ(exec("sass_only", "", out), 1) << out;  // the program's own check fails
+  EXPECT_NE(out.find("holds no PTX (SASS sm_80)"), std::string::npos) << out;
+  EXPECT_NE(out.find("cudaErrorNoKernelImageForDevice"), std::string::npos) << out;
+}
+
+TEST_F(CudaPrograms, ConfigSelectsTheGpuAndCyclesAreDeterministic) {
+  std::string out1, out2;
+  fs::path j1 = kOut / "props1.json", j2 = kOut / "props2.json";
+  ASSERT_EQ(exec("reduction", "", out1, "-c titanv --json " + j1.string()), 0) << out1;
+  ASSERT_EQ(exec("reduction", "", out2, "-c titanv --json " + j2.string()), 0) << out2;
+  std::string a, b;
+  run_command("cat " + j1.string(), a);
+  run_command("cat " + j2.string(), b);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a.find("\"gpu\": \"titanv\""), std::string::npos) << a;
+  EXPECT_NE(a.find("\"cycles\""), std::string::npos) << a;
+  std::string props;
+  EXPECT_EQ(exec("device_props", "80 titanv", props, "-c titanv"), 0) << props;
+}
+
+// An installed gpumux finds the library in lib/gpumux beside its bin/.
+TEST_F(CudaPrograms, InstalledToolFindsItsRuntimeLibrary) {
+  fs::path prefix = kOut / "prefix";
+  std::string out;
+  ASSERT_EQ(run_command(fmt::format("{} --install {} --prefix {}", GPUMUX_CMAKE, GPUMUX_BUILD_DIR, prefix.string()), out),
+            0)
+      << out;
+  EXPECT_TRUE(fs::is_regular_file(prefix / "lib/gpumux/libcudart.so.13"));
+  EXPECT_EQ(run_command(fmt::format("{} exec -- {}", (prefix / "bin/gpumux").string(), (kOut / "reduction").string()),
+                        out),
+            0)
+      << out;
+  EXPECT_NE(out.find("PASS reduction"), std::string::npos) << out;
+}
+
+// A run script: the programs it starts inherit the library and config.
+TEST_F(CudaPrograms, ScriptStartingAProgram) {
+  fs::path script = kOut / "run.sh";
+  std::ofstream(script) << "#!/bin/sh\nexec " << (kOut / "device_props").string() << " 80 titanv\n";
+  fs::permissions(script, fs::perms::owner_all);
+  std::string out;
+  EXPECT_EQ(exec("run.sh", "", out, "-c titanv"), 0) << out;
+  EXPECT_NE(out.find("PASS device_props"), std::string::npos) << out;
+}
+
+TEST(CudaExec, RefusesAProgramWithoutTheSharedRuntime) {
+  std::string out;
+  EXPECT_EQ(run_gpumux("exec -- /bin/true", out), 2) << out;
+  EXPECT_NE(out.find("build it with nvcc -cudart shared"), std::string::npos) << out;
+  EXPECT_EQ(run_gpumux("exec -c no-such-gpu -- /bin/true", out), 2) << out;
+}
+
+}  // namespace
