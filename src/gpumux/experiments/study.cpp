@@ -95,6 +95,7 @@ MixApp mix_app(StrictTable& t, const toml::node& e) {
   if (et->contains("arrival_cycle")) a.options.insert("arrival_cycle", int64_t(spec.arrival));
   if (spec.qos_goal) a.options.insert("qos_goal", *spec.qos_goal);
   if (et->contains("cpu_gap_us")) a.options.insert("cpu_gap_us", spec.cpu_gap_us);
+  if (const toml::node* ev = et->get("events")) a.options.insert("events", *ev);
   return a;
 }
 

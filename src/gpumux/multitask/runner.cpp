@@ -165,6 +165,11 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
         runtime::Context& ctx = dev->create_context(app.name, uint32_t(i));
         ctx.set_priority(app.priority);
         ctx.set_cpu_gap_ns(app.cpu_gap_us * 1000.0);
+        if (app.events) {  // arrivals from the app's seed unless the source names its own
+          runtime::ArrivalProcess p = *app.events;
+          if (p.seed == 0) p.seed = app.seed;
+          ctx.set_event_source(p);
+        }
         workloads::CheckResult check;
         bool failed = false;
         try {
