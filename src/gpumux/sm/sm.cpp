@@ -360,11 +360,7 @@ IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
     sc.views.push_back(v);
   }
   if (any_ready) {
-    int pick = -1;
-    for (uint16_t u : sc.urgent)  // event warps and raised victims first
-      for (size_t i = 0; pick < 0 && i < sc.views.size(); ++i)
-        if (sc.views[i].slot == u && sc.views[i].ready) pick = int(i);
-    if (pick < 0) pick = sc.scheduler->pick(sc.views);
+    int pick = sc.urgent.empty() ? sc.scheduler->pick(sc.views) : urgent_pick(sc);
     next = std::min(next, now + 1);
     if (pick >= 0) {
       uint16_t slot = sc.views[size_t(pick)].slot;

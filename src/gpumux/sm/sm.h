@@ -308,6 +308,8 @@ class Sm : public Component, public mem::MemSink {
 
   // Warp-level events (sm_event_warps.cpp).
   void event_warps_tick(Cycle now, Cycle& next);
+  // The scheduler's pick when sub-core `sc` has urgent warps: a ready one first.
+  int urgent_pick(SubCore& sc);
   void try_start_event(size_t e, Cycle now);
   void start_event_warp(size_t e, Cycle now);
   void begin_preemption(size_t e, uint16_t victim, Cycle now);

@@ -327,6 +327,13 @@ void Sm::finish_event(size_t e, Cycle now) {
   events_->listener->event_warp_done(k, rec);
 }
 
+int Sm::urgent_pick(SubCore& sc) {
+  for (uint16_t u : sc.urgent)  // event warps and raised victims first
+    for (size_t i = 0; i < sc.views.size(); ++i)
+      if (sc.views[i].slot == u && sc.views[i].ready) return int(i);
+  return sc.scheduler->pick(sc.views);
+}
+
 void Sm::event_warps_tick(Cycle now, Cycle& next) {
   if (events_->busy == 0) return;
   bool waiting = false;
