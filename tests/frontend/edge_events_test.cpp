@@ -11,8 +11,11 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "gpumux/core/config.h"
 #include "gpumux/frontend/events/event_engine.h"
+#include "gpumux/multitask/workload_file.h"
 #include "gpumux/runtime/runtime.h"
 #include "gpumux/timing/timing_backend.h"
 #include "workload.h"
@@ -180,6 +183,35 @@ TEST(EventKernelTable, RegistrationBeyondItsEntriesIsRefused) {
   ctx.unregister_event(first);
   EXPECT_NO_THROW(ctx.register_event(ip.kernel("ipv4_forward"), {1}, {32}, 0, 4));
   EXPECT_THROW(ctx.register_event(ip.kernel("ipv4_forward"), {1}, {32}, 0, 0), ApiError);
+}
+
+}  // namespace
+}  // namespace gpumux
+
+namespace gpumux {
+namespace {
+
+TEST(EventSourceInWorkloadFile, ParsesAndRejectsBadValues) {
+  multitask::WorkloadFile w = multitask::parse_workload(R"(
+gpu = "edge-16sm"
+[[app]]
+benchmark = "ipv4"
+events = { process = "bursts", interval_us = 4.0, burst = 8, count = 16 }
+)", "w.toml");
+  ASSERT_TRUE(w.apps[0].events.has_value());
+  EXPECT_EQ(w.apps[0].events->kind, runtime::ArrivalProcess::Kind::Bursts);
+  EXPECT_EQ(w.apps[0].events->burst, 8u);
+  EXPECT_EQ(w.apps[0].events->events, 16u);
+  EXPECT_NE(w.apps[0].identity().find("events bursts"), std::string::npos);
+  for (const char* bad : {"events = { process = \"uniform\" }", "events = { interval_us = 0 }",
+                          "events = { process = \"poisson\", burst = 2 }", "events = { rate = 1 }"}) {
+    try {
+      multitask::parse_workload(fmt::format("gpu = \"edge-16sm\"\n[[app]]\nbenchmark = \"ipv4\"\n{}\n", bad), "w.toml");
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const LoadError& e) {
+      EXPECT_NE(std::string(e.what()).find("w.toml:4"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace
