@@ -75,7 +75,7 @@ struct Outputs {
   std::vector<frontend::EventRecord> events;
 };
 
-constexpr int kN = 256;         // mm: 256 TBs of 16x16 threads, 32 registers: fills every slot and register
+constexpr int kN = 128;  // mm: 64 TBs of 16x16 threads, 32 registers: fill every warp slot and register of 2 SMs
 constexpr uint32_t kEvents = 24;
 
 // Background mm launched, then IPv4 events of 32 packets delivered by a
