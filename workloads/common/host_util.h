@@ -59,6 +59,25 @@ void launch(runtime::Context& ctx, const runtime::Kernel& k, runtime::Dim3 grid,
   ctx.launch(k, grid, block, uint64_t{0}, runtime::Stream{}, args);
 }
 
+// Event mode (docs/edge.md): the context's event source delivers `events`
+// requests' worth of event kernels of `k`, each one TB of `threads` threads
+// with the arguments args(e), at most `max_in_flight` at once, and waits for
+// them all. The number of events: the source's count, else `default_events`.
+inline uint32_t event_count(const runtime::Context& ctx, uint32_t default_events) {
+  return ctx.event_source() && ctx.event_source()->events ? ctx.event_source()->events : default_events;
+}
+template <class MakeArgs>
+void deliver_events(runtime::Context& ctx, const runtime::Kernel& k, uint32_t threads, uint32_t max_in_flight,
+                    uint32_t events, MakeArgs args) {
+  runtime::Doorbell bell = ctx.register_event(k, {1}, {threads}, 0, max_in_flight);
+  std::vector<runtime::KernelArgs> blocks;
+  blocks.reserve(events);
+  for (uint32_t e = 0; e < events; ++e) blocks.push_back(args(e));
+  ctx.deliver_events(bell, blocks, *ctx.event_source());
+  ctx.wait_events(bell);
+  ctx.unregister_event(bell);
+}
+
 // The first failing check, or all the passing summaries joined.
 inline CheckResult check_all(std::initializer_list<CheckResult> checks) {
   CheckResult all{true, ""};

@@ -76,12 +76,15 @@ struct Trie {
 uint32_t be32(uint32_t v) { return __builtin_bswap32(v); }
 
 CheckResult run_ipv4(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  // Event mode (docs/edge.md): one round, each event a warp of 32 packets from the NIC.
+  const bool events = ctx.event_source().has_value();
+  const uint32_t num_events = host::event_count(ctx, host::by_size(size, 64u, 256u, 1024u, 4096u));
   const int num_routes = host::by_size(size, 2000, 2000, 50000, 200000);
-  const int batch = host::by_size(size, 16384, 65536, 262144, 262144);  // packets per launch
-  const int rounds = host::by_size(size, 4, 1, 32, 128);
+  const int batch = events ? int(num_events) * 32 : host::by_size(size, 16384, 65536, 262144, 262144);  // packets per launch
+  const int rounds = events ? 1 : host::by_size(size, 4, 1, 32, 128);
   // Passes forward each batch again in place, as the next router would: TTL
   // and checksum are rewritten every time and short-lived packets expire.
-  const int passes = host::passes(size, 42);
+  const int passes = events ? 1 : host::passes(size, 42);
   Rng rng(seed);
 
   // Routing table (deduplicated on prefix/length) and its per-length hash maps for the reference.
@@ -135,9 +138,17 @@ CheckResult run_ipv4(runtime::Context& ctx, runtime::Module& mod, Size size, uin
       for (int k = 0; k < 5; ++k) hdr[size_t(i) * 5 + k] = be32(w[k]);
     }
     ctx.memcpy_h2d(d_headers, hdr.data(), hdr.size() * 4);
-    for (int p = 0; p < passes; ++p)
-      host::launch(ctx, kernel, host::blocks_for(batch, 256), 256, d_headers, d_level[0],
-                   d_level[1], d_level[2], d_hops, batch);
+    if (events)
+      host::deliver_events(ctx, kernel, 32, 32, num_events, [&](uint32_t e) {
+        runtime::KernelArgs a;
+        a.add(d_headers + uint64_t(e) * 32 * 20).add(d_level[0]).add(d_level[1]).add(d_level[2]);
+        a.add(d_hops + uint64_t(e) * 32 * 4).add(int32_t(32));
+        return a;
+      });
+    else
+      for (int p = 0; p < passes; ++p)
+        host::launch(ctx, kernel, host::blocks_for(batch, 256), 256, d_headers, d_level[0], d_level[1], d_level[2],
+                     d_hops, batch);
     std::vector<uint32_t> got_hops = ctx.read<uint32_t>(d_hops, batch);
     std::vector<uint32_t> got_hdr = ctx.read<uint32_t>(d_headers, hdr.size());
 

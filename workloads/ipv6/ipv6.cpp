@@ -68,9 +68,12 @@ uint32_t longest_match(const std::map<int, PrefixMap>& tables, const Addr& a, in
 
 CheckResult run_ipv6(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
   const int num_routes = host::by_size(size, 2000, 5000, 20000, 100000);
-  const int batch = host::by_size(size, 4096, 32768, 262144, 262144);
-  const int rounds = host::by_size(size, 2, 1, 4, 32);
-  const int passes = host::passes(size, 10);
+  // Event mode (docs/edge.md): one round, each event a warp of 32 lookups from the NIC.
+  const bool events = ctx.event_source().has_value();
+  const uint32_t num_events = host::event_count(ctx, host::by_size(size, 64u, 256u, 1024u, 4096u));
+  const int batch = events ? int(num_events) * 32 : host::by_size(size, 4096, 32768, 262144, 262144);
+  const int rounds = events ? 1 : host::by_size(size, 2, 1, 4, 32);
+  const int passes = events ? 1 : host::passes(size, 10);
   Rng rng(seed);
 
   // Routes: prefixes under 2000::/3 (global unicast), per length.
@@ -151,9 +154,16 @@ CheckResult run_ipv6(runtime::Context& ctx, runtime::Module& mod, Size size, uin
     }
     ctx.memcpy_h2d(d_addr, addrs.data(), uint64_t(batch) * 16);
     // Lookups only read the batch: every pass gives the same hops.
-    for (int p = 0; p < passes; ++p)
-      host::launch(ctx, kernel, host::blocks_for(batch, 256), 256, d_addr, d_entries, n, d_hops,
-                   batch);
+    if (events)
+      host::deliver_events(ctx, kernel, 32, 32, num_events, [&](uint32_t e) {
+        runtime::KernelArgs a;
+        a.add(d_addr + uint64_t(e) * 32 * 16).add(d_entries).add(int32_t(n)).add(d_hops + uint64_t(e) * 32 * 4);
+        a.add(int32_t(32));
+        return a;
+      });
+    else
+      for (int p = 0; p < passes; ++p)
+        host::launch(ctx, kernel, host::blocks_for(batch, 256), 256, d_addr, d_entries, n, d_hops, batch);
     std::vector<uint32_t> got = ctx.read<uint32_t>(d_hops, batch), want(batch);
     for (int i = 0; i < batch; ++i) {
       want[i] = longest_match(routes, addrs[i], 128);

@@ -37,12 +37,16 @@ uint32_t hash_key(const Key& k) {
 
 CheckResult run_memc(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
   const int initial = host::by_size(size, 4096, 8192, 262144, 1 << 20);
-  const int rounds = host::by_size(size, 2, 1, 8, 32);
+  // Event mode (docs/edge.md): one round of SETs from the host, then each GET
+  // event a warp of 32 requests from the NIC.
+  const bool events = ctx.event_source().has_value();
+  const uint32_t num_events = host::event_count(ctx, host::by_size(size, 64u, 256u, 1024u, 4096u));
+  const int rounds = events ? 1 : host::by_size(size, 2, 1, 8, 32);
   const int sets = host::by_size(size, 1024, 1024, 8192, 65536);   // per round
-  const int gets = host::by_size(size, 4096, 16384, 131072, 524288); // per round
+  const int gets = events ? int(num_events) * 32 : host::by_size(size, 4096, 16384, 131072, 524288); // per round
   // GETs only read the table: passes serve each GET batch again, with the same
   // responses (the hit/miss counters count every pass).
-  const int passes = host::passes(size, 14);
+  const int passes = events ? 1 : host::passes(size, 14);
   const uint32_t buckets = uint32_t(initial / 2);               // chains of ~2 items
   Rng rng(seed);
 
@@ -116,9 +120,17 @@ CheckResult run_memc(runtime::Context& ctx, runtime::Module& mod, Size size, uin
       k = rng.below(5) ? keys[rng.below(uint32_t(keys.size()))] : Key{rng.u32(), rng.u32(), rng.u32(), rng.u32()};
     ctx.memcpy_h2d(d_get_keys, get_keys.data(), uint64_t(gets) * 16);
     ctx.memset(d_responses, 0, uint64_t(gets) * kResponseWords * 4);
-    for (int p = 0; p < passes; ++p)
-      host::launch(ctx, get, host::blocks_for(gets, 256), 256, d_get_keys, d_heads, d_items,
-                   d_values, buckets - 1, d_responses, gets, d_stats);
+    if (events)
+      host::deliver_events(ctx, get, 32, 16, num_events, [&](uint32_t e) {
+        runtime::KernelArgs a;
+        a.add(d_get_keys + uint64_t(e) * 32 * 16).add(d_heads).add(d_items).add(d_values).add(buckets - 1);
+        a.add(d_responses + uint64_t(e) * 32 * kResponseWords * 4).add(int32_t(32)).add(d_stats);
+        return a;
+      });
+    else
+      for (int p = 0; p < passes; ++p)
+        host::launch(ctx, get, host::blocks_for(gets, 256), 256, d_get_keys, d_heads, d_items, d_values, buckets - 1,
+                     d_responses, gets, d_stats);
     std::vector<uint32_t> got = ctx.read<uint32_t>(d_responses, size_t(gets) * kResponseWords);
     std::vector<uint32_t> want(got.size(), 0);
     for (int i = 0; i < gets; ++i) {

@@ -19,6 +19,8 @@ void GpuConfig::declare(ParamDecl<GpuConfig>& d) {
   d.section("clock", &GpuConfig::clock, "clock domains");
   d.section("frontend", &GpuConfig::frontend, "command queues and thread-block dispatcher");
   d.section("pcie", &GpuConfig::pcie, "host link (PCIe) and copy engines: memcpy timing");
+  d.section("edge", &GpuConfig::edge, "event kernels launched by devices (EDGE): tables, launch paths, warp-level "
+                                      "preemption (docs/edge.md)");
   d.section("sm", &GpuConfig::sm, "streaming multiprocessor (per SM)");
   d.section("l1d", &GpuConfig::l1d, "L1 data cache (per SM)");
   d.section("icnt", &GpuConfig::icnt, "crossbar between SMs and memory partitions");

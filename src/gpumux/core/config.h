@@ -25,6 +25,7 @@
 #include "gpumux/core/params.h"
 #include "gpumux/core/presets.h"
 #include "gpumux/core/sm_params.h"
+#include "gpumux/frontend/events/edge_params.h"
 #include "gpumux/frontend/frontend_params.h"
 #include "gpumux/frontend/pcie_params.h"
 #include "gpumux/gpu/qos/qos_params.h"
@@ -78,6 +79,7 @@ struct GpuConfig {
   ClockParams clock;
   FrontendParams frontend;
   PcieParams pcie;
+  EdgeParams edge;
   SmParams sm;
   mem::CacheParams l1d;
   mem::IcntParams icnt;

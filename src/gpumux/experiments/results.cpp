@@ -57,6 +57,38 @@ double stat_sum(const json& statistics, const std::string& pattern, size_t app) 
 }
 
 // Rows of one run (one per application); empty cells where the run has no metrics.
+// The app's event kernels (docs/edge.md), in core cycles: how many, means of
+// their latencies, the 99th percentile of scheduling latency (tail), and the
+// mean warp preemption latency of those that preempted a victim warp.
+void add_event_cells(const json& run, size_t app, std::vector<std::pair<std::string, std::string>>& cells) {
+  std::vector<double> latency, launch, sched, preempt;
+  for (const json& e : run.value("events", json::array())) {
+    if (e.at("app").get<size_t>() != app || !e.at("done").get<bool>()) continue;
+    latency.push_back(e.at("latency").get<double>());
+    launch.push_back(e.at("launch_latency").get<double>());
+    sched.push_back(e.at("scheduling_latency").get<double>());
+    if (e.at("preempted").get<bool>()) preempt.push_back(e.at("preemption_latency").get<double>());
+  }
+  auto mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return v.empty() ? std::string() : num(sum / double(v.size()));
+  };
+  std::string p99;
+  if (!sched.empty()) {
+    std::vector<double> sorted = sched;
+    std::sort(sorted.begin(), sorted.end());
+    p99 = num(sorted[std::min(sorted.size() - 1, size_t(std::ceil(0.99 * double(sorted.size()))) - 1)]);
+  }
+  cells.insert(cells.end(), {{"events", std::to_string(latency.size())},
+                             {"event_latency", mean(latency)},
+                             {"event_launch_latency", mean(launch)},
+                             {"event_sched_latency", mean(sched)},
+                             {"event_sched_p99", p99},
+                             {"events_preempting", std::to_string(preempt.size())},
+                             {"warp_preempt_latency", mean(preempt)}});
+}
+
 void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
               const std::map<std::string, std::string>& classes) {
   const json& apps = run.at("apps");
@@ -130,6 +162,7 @@ void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
                                {"sm_save_cycles", launches ? num(save / double(launches)) : ""},
                                {"tb_vs_save", !launches ? "" : tb < save ? "short-tb" : "long-tb"},
                                {"shared_per_tb", launches ? std::to_string(shared) : ""}});
+    add_event_cells(run, i, cells);
     for (const std::string& st : s.stats) cells.push_back({"stat." + st, num(stat_sum(run.at("statistics"), st, i))});
     t.add(cells);
   }

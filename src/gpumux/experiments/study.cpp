@@ -95,6 +95,7 @@ MixApp mix_app(StrictTable& t, const toml::node& e) {
   if (et->contains("arrival_cycle")) a.options.insert("arrival_cycle", int64_t(spec.arrival));
   if (spec.qos_goal) a.options.insert("qos_goal", *spec.qos_goal);
   if (et->contains("cpu_gap_us")) a.options.insert("cpu_gap_us", spec.cpu_gap_us);
+  if (const toml::node* ev = et->get("events")) a.options.insert("events", *ev);
   return a;
 }
 
@@ -250,14 +251,27 @@ FigureSpec figure(StrictTable& f) {
 
 }  // namespace
 
+namespace {
+
+// A mix entry's option value as it appears in labels: numbers, strings, and
+// tables (an event source) as (key=value,...).
+std::string option_text(const toml::node& value) {
+  if (value.is_integer()) return fmt::format("{}", *value.value<int64_t>());
+  if (value.is_floating_point()) return fmt::format("{}", *value.value<double>());
+  if (value.is_string()) return *value.value<std::string>();
+  if (value.is_boolean()) return *value.value<bool>() ? "true" : "false";
+  std::vector<std::string> parts;
+  if (const toml::table* t = value.as_table())
+    for (const auto& [key, v] : *t) parts.push_back(fmt::format("{}={}", key.str(), option_text(v)));
+  return fmt::format("({})", fmt::join(parts, ","));
+}
+
+}  // namespace
+
 std::string MixApp::label() const {
   if (options.empty()) return benchmark;
   std::vector<std::string> parts;
-  for (const auto& [key, value] : options) {
-    std::string v = value.is_integer() ? fmt::format("{}", *value.value<int64_t>())
-                                       : fmt::format("{}", *value.value<double>());
-    parts.push_back(fmt::format("{}={}", key.str(), v));
-  }
+  for (const auto& [key, value] : options) parts.push_back(fmt::format("{}={}", key.str(), option_text(value)));
   return fmt::format("{}[{}]", benchmark, fmt::join(parts, ";"));
 }
 

@@ -29,7 +29,13 @@ void TbDispatcher::register_stats(StatRegistry& reg) {
   reg.add("frontend.preempt.tbs_resumed", tbs_resumed_, "switched or flushed TBs of the kernel placed again");
 }
 
-size_t TbDispatcher::enqueue(std::unique_ptr<sm::KernelInstance> k, uint32_t stream, std::string name) {
+void TbDispatcher::set_event_rules(bool drain, std::vector<bool> reserved) {
+  drain_for_events_ = drain;
+  reserved_for_events_ = std::move(reserved);
+}
+
+size_t TbDispatcher::enqueue(std::unique_ptr<sm::KernelInstance> k, uint32_t stream, std::string name,
+                             std::optional<Cycle> launch_latency) {
   Cycle now = engine().wake_cycle(domain());
   KernelRecord rec;
   rec.id = k->id;
@@ -49,6 +55,7 @@ size_t TbDispatcher::enqueue(std::unique_ptr<sm::KernelInstance> k, uint32_t str
   Running r;
   r.kernel = std::move(k);
   r.record = records_.size() - 1;
+  r.launch_latency = launch_latency.value_or(p_.launch_latency);
   q.push_back(std::move(r));
   if (q.size() == 1) make_head(s, now);
   return records_.size() - 1;
@@ -56,7 +63,7 @@ size_t TbDispatcher::enqueue(std::unique_ptr<sm::KernelInstance> k, uint32_t str
 
 void TbDispatcher::make_head(StreamId s, Cycle now) {
   Running& r = streams_[s].front();
-  r.ready_at = now + p_.launch_latency;
+  r.ready_at = now + r.launch_latency;
   wake_at(engine().clock(domain()).tick_of(r.ready_at));
 }
 
@@ -115,6 +122,7 @@ bool TbDispatcher::activate(Cycle now, Cycle& next) {
 
 bool TbDispatcher::place_one(Running& r, sm::Sm& s, Cycle now, uint64_t& tb) {
   sm::KernelInstance& k = *r.kernel;
+  if (!reserved_for_events_.empty() && reserved_for_events_[s.id()] != k.event) return false;
   const bool fits = s.fits(k);
   if (!fits && s.fits_if_contiguous(k)) fragmented_[k.key].add();
   uint32_t mine = s.resident_tbs(k.id);
@@ -183,7 +191,11 @@ Cycle TbDispatcher::tick(Cycle now) {
     sm::Sm& s = *sms_[(next_sm_ + i) % n];
     for (Running* r : active_) {
       uint64_t tb = 0;
-      if (!r->tbs_left() || !place_one(*r, s, now, tb)) continue;
+      if (!r->tbs_left()) continue;
+      if (!place_one(*r, s, now, tb)) {
+        if (drain_for_events_ && r->kernel->event) break;  // no other kernel's TB takes the room it waits for
+        continue;
+      }
       tbs_dispatched_[r->kernel->key].add();
       if (sink_) sink_->tb_started(s.id(), *r->kernel, tb, now);
       if (p_.check_invariants) check_sm_invariants(s, *policy_, active_kernels());
@@ -242,6 +254,7 @@ bool TbDispatcher::count_done(Running& r, Cycle now) {
   active_.erase(it);
   --pending_per_app_[k.app];
   if (sink_) sink_->kernel_finished(rec);
+  if (completion_listener_) completion_listener_->kernel_completed(k, rec);
   StreamId s{k.app, rec.stream};
   std::deque<Running>& q = streams_[s];
   q.pop_front();  // destroys k

@@ -33,6 +33,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <string>
 #include <utility>
@@ -109,6 +110,14 @@ class TbEventSink {
   virtual void preemption_done(const PreemptionRecord&) {}
 };
 
+// Told when a kernel launch has ended, before its KernelInstance is destroyed
+// (event kernels: the completion queue). Called inside the simulation.
+class CompletionListener {
+ public:
+  virtual ~CompletionListener() = default;
+  virtual void kernel_completed(const sm::KernelInstance& k, const KernelRecord& r) = 0;
+};
+
 // Told when a kernel enters the active-kernel table (the QoS epoch controller).
 class ActivationListener {
  public:
@@ -128,7 +137,10 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   void set_preemption_clock(double core_mhz, double sm_bytes_per_cycle);
   void register_stats(StatRegistry& reg);
   // Queues `k` on stream (app, stream); returns its index in records().
-  size_t enqueue(std::unique_ptr<sm::KernelInstance> k, uint32_t stream, std::string name);
+  // `launch_latency`: instead of frontend.launch_latency (event kernels, whose
+  // launch path is modeled before they are queued).
+  size_t enqueue(std::unique_ptr<sm::KernelInstance> k, uint32_t stream, std::string name,
+                 std::optional<Cycle> launch_latency = std::nullopt);
   // No queued or running kernel of `app`.
   bool app_idle(uint32_t app) const;
   const std::vector<KernelRecord>& records() const { return records_; }
@@ -142,6 +154,13 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   void set_event_sink(TbEventSink* sink) { sink_ = sink; }
   // Is told of every kernel activation (nullptr: none). Not owned.
   void set_activation_listener(ActivationListener* l) { activation_listener_ = l; }
+  // Is told of every launch's end (nullptr: none). Not owned.
+  void set_completion_listener(CompletionListener* l) { completion_listener_ = l; }
+  // Event kernels (frontend/events/, docs/edge.md). `drain`: while an event
+  // kernel has TBs that do not fit an SM, no other kernel places TBs there.
+  // `reserved` (empty: none): per SM, whether it runs event kernels only
+  // (event kernels then run nowhere else).
+  void set_event_rules(bool drain, std::vector<bool> reserved);
 
   Cycle tick(Cycle now) override;
   std::string describe_wait() const override;
@@ -155,6 +174,7 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
     size_t record = 0;
     uint64_t next_tb = 0, tbs_done = 0;
     Cycle ready_at = kNever;  // when it may become active (head of its stream + launch latency)
+    Cycle launch_latency = 0;
     bool active = false;
     std::deque<sm::PreemptedTb> preempted;  // Preempted TB Queue: placed again first
     // TBs the launch runs in all: a faulted launch dispatches no more.
@@ -201,6 +221,9 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   size_t next_sm_ = 0;
   TbEventSink* sink_ = nullptr;
   ActivationListener* activation_listener_ = nullptr;
+  CompletionListener* completion_listener_ = nullptr;
+  bool drain_for_events_ = false;
+  std::vector<bool> reserved_for_events_;
   std::unique_ptr<PreemptionMechanism> mechanism_;
   PreemptionEstimates estimates_;
   Cycle switch_after_ = 0;  // hybrid, core cycles (0: never)

@@ -42,6 +42,16 @@ void Gpu::enable_qos(std::unique_ptr<QosManager> manager) {
   dispatcher_->set_activation_listener(epoch_controller_.get());
 }
 
+frontend::EventEngine& Gpu::events() {
+  if (!events_) {
+    std::vector<sm::Sm*> sms;
+    for (auto& s : sms_) sms.push_back(s.get());
+    events_ = std::make_unique<frontend::EventEngine>(engine_, clocks_.core, cfg_.edge, *dispatcher_, std::move(sms));
+    events_->register_stats(stats_);
+  }
+  return *events_;
+}
+
 void Gpu::run_until(const std::function<bool()>& done) {
   while (!done()) {
     engine_.run();

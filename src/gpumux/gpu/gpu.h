@@ -21,6 +21,7 @@
 #include "gpumux/core/gpu_clocks.h"
 #include "gpumux/core/stats.h"
 #include "gpumux/frontend/copy_engine.h"
+#include "gpumux/frontend/events/event_engine.h"
 #include "gpumux/frontend/tb_dispatcher.h"
 #include "gpumux/gpu/qos/epoch_controller.h"
 #include "gpumux/mem/memory_system.h"
@@ -49,6 +50,10 @@ class Gpu {
   // SM's warp schedulers and an epoch controller calling `manager` every
   // qos.epoch_cycles. Call before the first launch; without it no QoS code runs.
   void enable_qos(std::unique_ptr<QosManager> manager);
+  // Event kernels (docs/edge.md): created with the first registration, which
+  // gives every SM its Pending Event Warp Table; before it, no event code runs.
+  frontend::EventEngine& events();
+  const frontend::EventEngine* events_if_any() const { return events_.get(); }
   // Null unless enable_qos() was called.
   const EpochController* epoch_controller() const { return epoch_controller_.get(); }
   const sm::Sm& sm(uint32_t i) const { return *sms_[i]; }
@@ -76,6 +81,7 @@ class Gpu {
   std::unique_ptr<frontend::CopyEngine> copy_engine_;
   std::vector<std::unique_ptr<sm::Sm>> sms_;
   std::unique_ptr<EpochController> epoch_controller_;
+  std::unique_ptr<frontend::EventEngine> events_;
 };
 
 // Stops a run in which nothing is left to do but the awaited work is not done.

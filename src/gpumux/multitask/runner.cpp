@@ -9,6 +9,7 @@
 #include "gpumux/core/error.h"
 #include "gpumux/gpu/gpu.h"
 #include "gpumux/gpu/qos/qos_manager.h"
+#include "gpumux/multitask/event_report.h"
 #include "gpumux/multitask/baseline_cache.h"
 #include "gpumux/multitask/host_scheduler.h"
 #include "gpumux/stats/writers.h"
@@ -167,6 +168,11 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
         ctx.set_priority(app.priority);
         ctx.set_warp_budget(app.warp_budget.value_or(1));
         ctx.set_cpu_gap_ns(app.cpu_gap_us * 1000.0);
+        if (app.events) {  // arrivals from the app's seed unless the source names its own
+          runtime::ArrivalProcess p = *app.events;
+          if (p.seed == 0) p.seed = app.seed;
+          ctx.set_event_source(p);
+        }
         workloads::CheckResult check;
         bool failed = false;
         try {
@@ -209,6 +215,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
   result.kernels = g.dispatcher().records();
   result.preemptions = g.dispatcher().preemptions();
   result.copies = g.copy_engine().records();
+  if (const frontend::EventEngine* ev = g.events_if_any()) result.events = ev->records();
   for (size_t i = 0; i < n; ++i) {
     result.apps[i].warp_insts = app_warp_insts(g, uint32_t(i));
     result.apps[i].thread_insts = app_thread_insts(g, uint32_t(i));
@@ -216,6 +223,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
   result.qos = kernel_qos(g, result, goals);
   result.stats = stats::to_json(g.stats(), g.keys());
   if (timeline) add_app_tracks(*timeline, result, cfg.clock.core_mhz);
+  if (timeline) add_event_tracks(*timeline, result.events, cfg.clock.core_mhz);
   return result;
 }
 
@@ -452,6 +460,7 @@ std::string format_summary(const RunResult& r) {
                      r.preemptions.front().mechanism, r.preemptions.size(), drained, switched, flushed,
                      double(bytes) / 1024, done ? double(latency) / double(done) : 0.0, worst);
   }
+  s += events_summary(r.events);
   return s;
 }
 
@@ -502,7 +511,7 @@ nlohmann::json to_json(const RunResult& r) {
               {"warp_insts", r.warp_insts}, {"host_seconds", r.host_seconds},
               {"stopped_by_limit", r.stopped_by_limit}, {"apps", apps}, {"kernels", kernels},
               {"copies", copies}, {"preemptions", preemptions}, {"statistics", r.stats},
-              {"quota_scheme", r.quota_scheme}, {"qos", qos}};
+              {"quota_scheme", r.quota_scheme}, {"qos", qos}, {"events", events_json(r.events)}};
   out["metrics"] = r.metrics ? to_json(*r.metrics) : json(nullptr);
   return out;
 }

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpumux/frontend/copy_engine.h"
+#include "gpumux/frontend/events/event_engine.h"
 #include "gpumux/frontend/tb_dispatcher.h"
 #include "gpumux/multitask/metrics.h"
 #include "gpumux/multitask/workload_file.h"
@@ -84,6 +85,7 @@ struct RunResult {
   std::vector<frontend::KernelRecord> kernels;
   std::vector<frontend::CopyRecord> copies;
   std::vector<frontend::PreemptionRecord> preemptions;
+  std::vector<frontend::EventRecord> events;  // event kernels (docs/edge.md)
   std::vector<KernelQos> qos;              // launches of apps with a qos_goal
   std::optional<WorkloadMetrics> metrics;  // with baselines, when every app has both times
   nlohmann::json stats;                    // the statistics registry (stats/writers.h)

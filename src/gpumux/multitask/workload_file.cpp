@@ -157,6 +157,9 @@ std::string AppSpec::program() const {
 std::string AppSpec::identity() const {
   // Host CPU time only when there is some, so that keys without it stay as they were.
   std::string cpu = cpu_gap_us ? fmt::format(" cpu_gap_us {}", cpu_gap_us) : "";
+  if (events)
+    cpu += fmt::format(" events {} {} {} {} {} {}", runtime::arrival_kind_name(events->kind), events->interval_us,
+                       events->events, events->burst, events->start_us, events->seed);
   if (benchmark)
     return fmt::format("benchmark {} size {} seed {}{}", benchmark->name, workloads::size_name(size), seed, cpu);
   // The PTX text and the host program, in a canonical form.
@@ -192,6 +195,27 @@ void read_app_options(StrictTable& t, AppSpec& a) {
     a.qos_goal = *q;
   }
   if (t.node("cpu_gap_us")) a.cpu_gap_us = cpu_microseconds(t, "cpu_gap_us");
+  if (const toml::node* n = t.node("events")) a.events = read_event_source(t, *n);
+}
+
+runtime::ArrivalProcess read_event_source(StrictTable& parent, const toml::node& n) {
+  StrictTable t(as_table(parent, "events", n), parent.qualified("events"), parent.file());
+  runtime::ArrivalProcess p;
+  std::string kind = t.get<std::string>("process", "periodic, poisson or bursts").value_or("periodic");
+  if (!runtime::parse_arrival_kind(kind, p.kind))
+    t.fail(*t.node("process"), "process", fmt::format("'{}' is not periodic, poisson or bursts", kind));
+  p.interval_us = t.get<double>("interval_us", "microseconds").value_or(p.interval_us);
+  if (!(p.interval_us > 0 && p.interval_us <= 1e6))
+    t.fail(*t.node("interval_us"), "interval_us", "expected microseconds in (0, 1e6]");
+  p.events = uint32_t(t.integer("count", 1, 1 << 20).value_or(0));
+  p.burst = uint32_t(t.integer("burst", 1, 4096).value_or(1));
+  p.start_us = t.get<double>("start_us", "microseconds").value_or(0);
+  if (!(p.start_us >= 0 && p.start_us <= 1e6)) t.fail(*t.node("start_us"), "start_us", "expected [0, 1e6] microseconds");
+  if (p.kind != runtime::ArrivalProcess::Kind::Bursts && t.node("burst"))
+    t.fail(*t.node("burst"), "burst", "only process = \"bursts\" takes a burst size");
+  p.seed = uint64_t(t.integer("seed", 0, int64_t(1) << 62).value_or(0));
+  t.finish();
+  return p;
 }
 
 RunRule parse_run_rule(StrictTable& parent) {

@@ -36,6 +36,9 @@
 //   qos_goal = 0.5                      # optional: fraction of isolated IPC (quota schemes, QoS results)
 //   cpu_gap_us = 5.0                    # host CPU time before each API call (Context::set_cpu_gap_ns)
 //   warp_budget = 4                     # QAWS warp budget of its kernels (needs sm.warp_scheduler = "qaws"); default 1
+//   events = { process = "poisson", interval_us = 20, count = 64, burst = 4 }
+//                                       # event source (docs/edge.md): a networking benchmark's requests
+//                                       # arrive from a device as event kernels instead of host launches
 #pragma once
 
 #include <cstdint>
@@ -67,6 +70,7 @@ struct AppSpec {
   std::optional<double> qos_goal;
   std::optional<uint32_t> warp_budget;  // QAWS (docs/warp-scheduling.md); unset: 1
   double cpu_gap_us = 0;  // host code between API calls (runtime::Context::set_cpu_gap_ns)
+  std::optional<runtime::ArrivalProcess> events;  // its requests arrive as events (runtime/events.h)
 
   // "sgemm" or "ptx:saxpy.ptx", for reports.
   std::string program() const;
@@ -105,6 +109,8 @@ RunRule parse_run_rule(StrictTable& parent);
 // what it runs (arrival_cycle, priority, qos_goal, cpu_gap_us), validated into
 // `a`; absent keys leave `a` as it is. Studies read them per mix application.
 void read_app_options(StrictTable& t, AppSpec& a);
+// An app's `events` table: its event source (runtime/events.h).
+runtime::ArrivalProcess read_event_source(StrictTable& parent, const toml::node& n);
 // A host CPU time in microseconds, 0 to 1e6 (0 when absent).
 double cpu_microseconds(StrictTable& t, std::string_view key);
 // Refuses warp budgets when the effective GPU config (`config`: the file's

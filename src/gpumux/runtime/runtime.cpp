@@ -221,11 +221,23 @@ double Context::event_elapsed_ms(Event start, Event end) {
 void Context::launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, Stream s,
                      const KernelArgs& args) {
   cpu_gap();
+  check_launch(k, grid, block, dyn_smem, "launch");
+  LaunchBackend::Launch l{this, &k, grid, block, dyn_smem, s, {}};
+  try {
+    l.params = pack_arguments(k.function(), args);
+  } catch (const ApiError& e) {
+    throw ApiError(fmt::format("illegal launch of {} with grid ({},{},{}) block ({},{},{}): {}", k.function().name,
+                               grid.x, grid.y, grid.z, block.x, block.y, block.z, e.what()));
+  }
+  dev_.backend().launch(l);
+}
+
+void Context::check_launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, const char* what) {
   const ptx::Function& fn = k.function();
   const DeviceLimits& lim = dev_.limits();
   auto fail = [&](const std::string& why) {
-    throw ApiError(fmt::format("illegal launch of {} with grid ({},{},{}) block ({},{},{}): {}",
-                               fn.name, grid.x, grid.y, grid.z, block.x, block.y, block.z, why));
+    throw ApiError(fmt::format("illegal {} of {} with grid ({},{},{}) block ({},{},{}): {}",
+                               what, fn.name, grid.x, grid.y, grid.z, block.x, block.y, block.z, why));
   };
   if (grid.count() == 0) fail("the grid is empty");
   if (block.count() == 0) fail("the block is empty");
@@ -249,13 +261,6 @@ void Context::launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, 
     fail(fmt::format("{} bytes of shared memory ({} static + {} dynamic), the limit is {}",
                      kl.shared.dynamic_offset + dyn_smem, kl.shared.static_bytes, dyn_smem,
                      lim.max_smem_per_block));
-  LaunchBackend::Launch l{this, &k, grid, block, dyn_smem, s, {}};
-  try {
-    l.params = pack_arguments(fn, args);
-  } catch (const ApiError& e) {
-    fail(e.what());
-  }
-  dev_.backend().launch(l);
 }
 
 // ---- Device ----

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -23,6 +24,7 @@
 
 #include "gpumux/core/error.h"
 #include "gpumux/exec/texture.h"
+#include "gpumux/runtime/events.h"
 
 namespace gpumux::ptx {
 struct Module;
@@ -274,6 +276,21 @@ class Context {
     launch(k, grid, block, uint64_t{0}, Stream{}, args);
   }
 
+  // Event kernels (events.h, docs/edge.md). register_event checks the launch
+  // shape as launch() does and allocates the submission and completion
+  // queues (max_in_flight slots); ApiError when the Event Kernel Table is full.
+  Doorbell register_event(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, uint32_t max_in_flight);
+  void unregister_event(const Doorbell& d);
+  // The device (a NIC) delivers one event per parameter block at the arrival
+  // times of `p`, counted from now, without the host on the path.
+  void deliver_events(const Doorbell& d, const std::vector<KernelArgs>& blocks, const ArrivalProcess& p);
+  // Waits until every event delivered on `d` has completed.
+  void wait_events(const Doorbell& d);
+  // The event source of the application's workload entry (none: its driver
+  // launches in bulk from the host).
+  const std::optional<ArrivalProcess>& event_source() const { return event_source_; }
+  void set_event_source(std::optional<ArrivalProcess> p) { event_source_ = std::move(p); }
+
   exec::AddressSpace& memory() { return *mem_; }
 
  private:
@@ -301,6 +318,12 @@ class Context {
   std::vector<std::unique_ptr<Module>> modules_;
   uint32_t next_stream_ = 1, next_event_ = 1;
   std::vector<double> event_times_;
+  std::optional<ArrivalProcess> event_source_;
+  struct EventKernel;
+  std::vector<std::shared_ptr<EventKernel>> event_kernels_;  // shared: EventKernel is private to events.cpp
+  const EventKernel& event_kernel(const Doorbell& d) const;
+  // Checks a launch's shape and arguments (ApiError); `what` names the call in messages.
+  void check_launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, const char* what);
 };
 
 // What a memory copy or memset moves, for backends that model its time.
@@ -320,6 +343,25 @@ class LaunchBackend {
     std::vector<uint8_t> params;  // packed parameter buffer
   };
   virtual void launch(Launch& l) = 0;
+  // An event kernel as registered (runtime/events.h).
+  struct RegisteredEvent {
+    Context* ctx;
+    const Kernel* kernel;
+    Dim3 grid, block;
+    uint64_t dyn_smem;
+    Doorbell bell;
+  };
+  // Enters `e` into the device's Event Kernel Table; returns its doorbell id
+  // (> 0). ApiError when the table is full. Default: no table limit.
+  virtual uint32_t register_event(const RegisteredEvent& e);
+  virtual void unregister_event(Context&, uint32_t /*id*/) {}
+  // The device delivers one event per packed parameter block at the given
+  // arrival times (ps from now). Default, for backends without time: each
+  // block written to its submission-queue slot and launched in order, its
+  // completion flag set after it.
+  virtual void deliver_events(const RegisteredEvent& e, std::vector<std::vector<uint8_t>> blocks,
+                              std::vector<uint64_t> arrivals_ps);
+  virtual void wait_events(Context& ctx, uint32_t /*id*/) { synchronize(ctx); }
   virtual void synchronize(Context& ctx) = 0;
   // Called after the functional effect of a copy or memset of `bytes`:
   // returns once the transfer has taken its simulated time (default: none).
@@ -334,6 +376,7 @@ class LaunchBackend {
 
  protected:
   InstructionObserver* observer_ = nullptr;
+  uint32_t next_event_id_ = 1;
 };
 
 struct DeviceLimits {

@@ -43,6 +43,8 @@ struct KernelInstance {
   // First device fault of the launch (set by the SM that saw it): its TBs are
   // aborted and no more are dispatched.
   std::exception_ptr fault;
+  // An event kernel (frontend/events/): never a victim of warp-level preemption.
+  bool event = false;
 };
 
 }  // namespace gpumux::sm

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/core/error.h"
+#include "gpumux/sm/event_warp_table.h"
 #include "gpumux/sm/shared_memory.h"
 
 namespace gpumux::sm {
@@ -92,6 +93,12 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
             "TBs resumed on this SM with their parked shared memory (neither saved nor restored)");
   stats.add(pre + "preempt.shared_evictions", stats_.shared_evictions,
             "parked shared memory written back to the save area (space needed, or the TB resumes elsewhere)");
+  stats.add(pre + "events.warps_free", stats_.event_warps_free, "event warps started in a free warp slot");
+  stats.add(pre + "events.warps_preempting", stats_.event_warps_preempting,
+            "event warps started in the warp slot of a preempted victim warp");
+  stats.add(pre + "events.victim_warps", stats_.victim_warps, "warps of the kernel preempted by event warps");
+  stats.add(pre + "events.victim_register_saves", stats_.victim_register_saves,
+            "victim warps of the kernel whose registers went through memory (no free registers for the event)");
 }
 
 Sm::~Sm() = default;
@@ -188,27 +195,33 @@ void Sm::place_warps(uint16_t ti, Cycle now, bool held) {
     }
     uint16_t slot = free_warps_[best];
     free_warps_.erase(free_warps_.begin() + ptrdiff_t(best));
-    WarpSlot& w = warps_[slot];
-    w.warp = &xw;
-    w.kernel = &k;
-    w.tb = ti;
-    w.sub_core = uint8_t(slot % p_.sub_cores);
-    w.block = held ? Block::Preempted : Block::None;
-    w.age = next_age_++;
-    w.fetch_ready = now + p_.fetch_latency + (held ? 0 : p_.tb_launch_latency);  // a resumed TB was set up before
-    w.pending_stores = 0;
-    w.mem_ops_used = 0;
-    const ptx::Function& fn = k.grid.function();
-    w.reg_ready.assign(fn.num_regs, 0);
-    w.pred_ready.assign(fn.num_preds, 0);
-    xw.set_record_memory(true);
-    t.warps.push_back(slot);
-    ++warps_used_;
-    ++resident_warps_by_key_[k.key];
-    if (held) continue;
-    sub_cores_[w.sub_core].warps.push_back(slot);
-    compute_ready(w, now);
+    init_warp_slot(slot, uint8_t(slot % p_.sub_cores), xw, ti, now, held);
   }
+}
+
+void Sm::init_warp_slot(uint16_t slot, uint8_t sub_core, exec::Warp& xw, uint16_t ti, Cycle now, bool held) {
+  TbSlot& t = tbs_[ti];
+  KernelInstance& k = *t.kernel;
+  WarpSlot& w = warps_[slot];
+  w.warp = &xw;
+  w.kernel = &k;
+  w.tb = ti;
+  w.sub_core = sub_core;
+  w.block = held ? Block::Preempted : Block::None;
+  w.age = next_age_++;
+  w.fetch_ready = now + p_.fetch_latency + (held ? 0 : p_.tb_launch_latency);  // a resumed TB was set up before
+  w.pending_stores = 0;
+  w.mem_ops_used = 0;
+  const ptx::Function& fn = k.grid.function();
+  w.reg_ready.assign(fn.num_regs, 0);
+  w.pred_ready.assign(fn.num_preds, 0);
+  xw.set_record_memory(true);
+  t.warps.push_back(slot);
+  ++warps_used_;
+  ++resident_warps_by_key_[k.key];
+  if (held) return;
+  sub_cores_[w.sub_core].warps.push_back(slot);
+  compute_ready(w, now);
 }
 
 Cycle& Sm::scoreboard_slot(WarpSlot& w, RegRef r) {
@@ -293,7 +306,7 @@ IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
   // look again, now + 1, are those of the full scan).
   uint16_t sticky_slot;
   uint64_t sticky_age;
-  if (sc.scheduler->sticky(sticky_slot, sticky_age) && sticky_slot < warps_.size()) {
+  if (sc.urgent.empty() && sc.scheduler->sticky(sticky_slot, sticky_age) && sticky_slot < warps_.size()) {
     WarpSlot& w = warps_[sticky_slot];
     if (w.warp && w.age == sticky_age && &sub_cores_[w.sub_core] == &sc && can_issue(sc, w, now)) {
       next = std::min(next, now + 1);
@@ -353,7 +366,7 @@ IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
     sc.views.push_back(v);
   }
   if (any_ready) {
-    int pick = sc.scheduler->pick(sc.views);
+    int pick = sc.urgent.empty() ? sc.scheduler->pick(sc.views) : urgent_pick(sc);
     next = std::min(next, now + 1);
     if (pick >= 0) {
       uint16_t slot = sc.views[size_t(pick)].slot;
@@ -464,6 +477,7 @@ void Sm::try_retire(uint16_t slot) {
   WarpSlot& w = warps_[slot];
   if (w.block == Block::Preempted) return check_quiesced(w.tb);
   if (w.block != Block::Exited || w.mem_ops_used != 0 || w.pending_stores != 0) return;
+  if (slot >= p_.warp_slots) return event_warp_retired(slot);
   account_residency(engine().wake_cycle(domain()));
   TbSlot& t = tbs_[w.tb];
   --resident_warps_by_key_[w.kernel->key];
@@ -500,6 +514,7 @@ Cycle Sm::tick(Cycle now) {
 
   lsu_send();
   Cycle next = lsu_count_ ? now + 1 : kNever;
+  if (events_) event_warps_tick(now, next);
   if (!transfers_.empty()) {
     context_send(now);
     if (!transfers_.empty()) next = std::min(next, std::max(now + 1, transfers_.front().not_before));
@@ -526,6 +541,7 @@ std::string Sm::describe_wait() const {
       case Block::Fence: what = "fence: waits for its stores"; break;
       case Block::Exited: what = "exited: waits for its memory accesses"; break;
       case Block::Preempted: what = "held by a preemption (quiescing, saving or restoring)"; break;
+      case Block::Victim: what = "preempted by an event warp"; break;
       case Block::None:
         what = w.ready_at == kNever ? "scoreboard: waits for a load" : "ready or waiting for a result";
         break;

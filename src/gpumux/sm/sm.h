@@ -27,8 +27,10 @@
 #include "gpumux/core/sm_params.h"
 #include "gpumux/core/stats.h"
 #include "gpumux/exec/thread_block.h"
+#include "gpumux/frontend/events/edge_params.h"
 #include "gpumux/mem/coalescer.h"
 #include "gpumux/mem/memory_system.h"
+#include "gpumux/sm/event_warps.h"
 #include "gpumux/sm/inst_timing.h"
 #include "gpumux/sm/kernel_instance.h"
 #include "gpumux/sm/preemption.h"
@@ -37,6 +39,8 @@
 #include "gpumux/sm/warp_scheduler/warp_scheduler.h"
 
 namespace gpumux::sm {
+
+struct EventWarpTable;
 
 // Why a scheduler issued nothing in a cycle (or Issued).
 enum class IssueOutcome : uint8_t {
@@ -79,6 +83,8 @@ struct SmStats {
   KeyedCounter insts_discarded;  // by flushes
   // Lazy shared-memory save (sm_parked_shared.cpp).
   KeyedCounter shared_parked, shared_resumed_in_place, shared_evictions;
+  // Warp-level events (sm_event_warps.cpp), keyed by the event kernel / the victim's kernel.
+  KeyedCounter event_warps_free, event_warps_preempting, victim_warps, victim_register_saves;
 };
 
 class Sm : public Component, public mem::MemSink {
@@ -132,6 +138,17 @@ class Sm : public Component, public mem::MemSink {
   void enable_quotas();
   // The quota counters, null unless enable_quotas() was called.
   KernelQuotas* quotas() { return quotas_.get(); }
+  // Warp-level event kernels (event_warps.h, sm_event_warps.cpp). Before any TB.
+  void enable_event_warps(const EdgeParams& p, EventWarpListener& listener);
+  // Whether the Pending Event Warp Table has a free entry.
+  bool event_table_has_room() const;
+  // Whether an event warp of `k` would start now in a free warp slot.
+  bool event_fits_free(const KernelInstance& k) const;
+  // Whether some resident warp could be preempted for an event warp of `k`.
+  bool event_can_preempt(const KernelInstance& k) const;
+  // Enters the event warp of `k` (one TB of one warp) into the PEWT: it
+  // starts in a free slot, or preempts a victim, or waits for either.
+  void submit_event_warp(KernelInstance& k);
   const RangeAllocator& register_file() const { return regs_; }
   const RangeAllocator& shared_memory() const { return smem_; }
 
@@ -144,7 +161,8 @@ class Sm : public Component, public mem::MemSink {
 
  private:
   // Preempted: held by a switch, flush or restore (not scheduled).
-  enum class Block : uint8_t { None, Barrier, Fence, Exited, Preempted };
+  // Victim: its slot is lent to an event warp (event_warps.h).
+  enum class Block : uint8_t { None, Barrier, Fence, Exited, Preempted, Victim };
 
   // An outstanding global/local memory instruction of a warp.
   struct MemOp {
@@ -234,6 +252,8 @@ class Sm : public Component, public mem::MemSink {
     // last scan's outcome still holds: the scan is skipped.
     Cycle recheck_at = 0;
     bool dirty = true;
+    // Warps issued before any other when ready: event warps and raised victims.
+    std::vector<uint16_t> urgent;
   };
 
   // A global/local/atomic instruction waiting in the LSU to send its lines.
@@ -255,6 +275,9 @@ class Sm : public Component, public mem::MemSink {
   static constexpr uint64_t kContextToken = uint64_t(1) << 63;
   // With kContextToken: a write-back line of parked shared memory (low 32 bits: its id).
   static constexpr uint64_t kParkedToken = uint64_t(1) << 62;
+
+  // With kContextToken: a victim's register save or restore (low 16 bits: the PEWT entry).
+  static constexpr uint64_t kEventToken = uint64_t(1) << 61;
 
   // A TB slot, its warps and its threads are free.
   bool slots_fit(const TbNeeds& n) const;
@@ -281,6 +304,24 @@ class Sm : public Component, public mem::MemSink {
   // Gives TB `ti` a warp slot for each warp not exited; the warps start
   // held (Block::Preempted) if `held`.
   void place_warps(uint16_t ti, Cycle now, bool held);
+  // Puts warp `xw` of TB `ti` into warp slot `slot` of sub-core `sub_core`.
+  void init_warp_slot(uint16_t slot, uint8_t sub_core, exec::Warp& xw, uint16_t ti, Cycle now, bool held);
+
+  // Warp-level events (sm_event_warps.cpp).
+  void event_warps_tick(Cycle now, Cycle& next);
+  // The scheduler's pick when sub-core `sc` has urgent warps: a ready one first.
+  int urgent_pick(SubCore& sc);
+  void try_start_event(size_t e, Cycle now);
+  void start_event_warp(size_t e, Cycle now);
+  void begin_preemption(size_t e, uint16_t victim, Cycle now);
+  void poll_victim(size_t e, Cycle now);
+  void advance_victim(size_t e, PreemptWait next, Cycle now);
+  void hold_victim(size_t e, Cycle now);
+  bool victim_loads_pending(const WarpSlot& w) const;
+  void start_event_transfer(size_t e, bool write, Cycle now);
+  void event_ack(uint64_t token);
+  void event_warp_retired(uint16_t slot);
+  void finish_event(size_t e, Cycle now);
 
   // Preemption protocol (sm_preempt.cpp).
   void check_quiesced(uint16_t ti);
@@ -321,6 +362,7 @@ class Sm : public Component, public mem::MemSink {
   std::vector<SubCore> sub_cores_;
   uint64_t next_age_ = 0;
   std::unique_ptr<KernelQuotas> quotas_;  // null: no QoS manager, nothing charged
+  std::unique_ptr<EventWarpTable> events_;  // null: no warp-level events
 
   // Context save/restore traffic, in order.
   std::vector<ContextTransfer> transfers_;

@@ -174,6 +174,7 @@ void Sm::context_send(Cycle now) {
 void Sm::context_ack(uint64_t token) {
   engine().note_progress();
   if (token & kParkedToken) return parked_ack(uint32_t(token));
+  if (token & kEventToken) return event_ack(token);
   const uint16_t ti = uint16_t(token);
   TbSlot& t = tbs_[ti];
   if (--t.lines_unacked > 0) return;

@@ -29,10 +29,15 @@ uint32_t round_up(uint64_t v, uint32_t granularity) {
 }  // namespace
 
 void TimingBackend::launch(Launch& l) {
+  throw_if_faulted(*l.ctx);
+  auto k = make_kernel(l);
+  launches_[l.ctx].push_back(gpu_.dispatcher().enqueue(std::move(k), l.stream.id, l.kernel->name()));
+}
+
+std::unique_ptr<sm::KernelInstance> TimingBackend::make_kernel(const Launch& l) {
   const SmParams& sp = gpu_.config().sm;
   const exec::LoadedModule& mod = l.kernel->module();
   const std::string& name = l.kernel->name();
-  throw_if_faulted(*l.ctx);
   uint32_t app = l.ctx->app();
   auto num = kernel_numbers_.try_emplace({app, name}, uint32_t(kernel_numbers_.size())).first->second;
 
@@ -73,7 +78,35 @@ void TimingBackend::launch(Launch& l) {
                                sp.shared_mem_bytes));
   if (double x = app < issue_rates_.size() ? issue_rates_[app] : 0; x > 0)
     k->fair_weight = float(x * sp.sub_cores / (double(frontend::policy::tbs_per_empty_sm(*k, sp)) * n.warps));
-  launches_[l.ctx].push_back(gpu_.dispatcher().enqueue(std::move(k), l.stream.id, name));
+  return k;
+}
+
+uint32_t TimingBackend::register_event(const RegisteredEvent& e) {
+  // The EKT entry keeps what the factory needs; the Kernel lives in the context's registration.
+  RegisteredEvent reg = e;
+  auto make = [this, reg](std::vector<uint8_t> params) {
+    Launch l{reg.ctx, reg.kernel, reg.grid, reg.block, reg.dyn_smem, {}, std::move(params)};
+    return make_kernel(l);
+  };
+  Launch probe{e.ctx, e.kernel, e.grid, e.block, e.dyn_smem, {}, {}};
+  make_kernel(probe);  // refuses a TB that never fits an SM now, not at the first event
+  return gpu_.events().register_kernel(e.ctx->app(), e.ctx->name() + "." + e.kernel->name(), make,
+                                       e.ctx->memory(), e.bell);
+}
+
+void TimingBackend::unregister_event(runtime::Context&, uint32_t id) { gpu_.events().unregister_kernel(id); }
+
+void TimingBackend::deliver_events(const RegisteredEvent& e, std::vector<std::vector<uint8_t>> blocks,
+                                   std::vector<uint64_t> arrivals_ps) {
+  throw_if_faulted(*e.ctx);
+  gpu_.events().deliver(e.bell.id, std::move(blocks), arrivals_ps);
+}
+
+void TimingBackend::wait_events(runtime::Context& ctx, uint32_t id) {
+  frontend::EventEngine& ev = gpu_.events();
+  wait([&] { return ev.idle(id); });
+  if (std::exception_ptr f = ev.fault(id); f && !faults_.count(&ctx)) faults_[&ctx] = f;
+  throw_if_faulted(ctx);
 }
 
 void TimingBackend::wait(const std::function<bool()>& ready) {

@@ -47,6 +47,12 @@ class TimingBackend : public runtime::LaunchBackend {
   ~TimingBackend() override;
 
   void launch(Launch& l) override;
+  // Event kernels on the GPU's EventEngine (docs/edge.md).
+  uint32_t register_event(const RegisteredEvent& e) override;
+  void unregister_event(runtime::Context& ctx, uint32_t id) override;
+  void deliver_events(const RegisteredEvent& e, std::vector<std::vector<uint8_t>> blocks,
+                      std::vector<uint64_t> arrivals_ps) override;
+  void wait_events(runtime::Context& ctx, uint32_t id) override;
   void synchronize(runtime::Context& ctx) override;
   void transfer(runtime::Context& ctx, runtime::Transfer kind, uint64_t bytes) override;
   void release(runtime::Context& ctx) override;
@@ -64,6 +70,8 @@ class TimingBackend : public runtime::LaunchBackend {
   Cycle busy_cycles() const;
 
  private:
+  // The kernel instance of a launch (ApiError if its TB never fits an SM).
+  std::unique_ptr<sm::KernelInstance> make_kernel(const Launch& l);
   const sm::ModuleTiming& timing_of(const runtime::Context& ctx, const exec::LoadedModule& m);
   void wait(const std::function<bool()>& ready);
   void throw_if_faulted(const runtime::Context& ctx);

@@ -1,0 +1,218 @@
+// EDGE event kernels (docs/edge.md): arrival processes, the Event Kernel
+// Table, and end to end on the timing model: IPv4 event warps delivered while
+// a matrix multiply fills every warp slot and register of the SMs, so that
+// events preempt victim warps (with and without the flush optimizations).
+// Every output, the events' and the victims', must equal the functional
+// backend's (the reference the timing model agrees with).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gpumux/core/config.h"
+#include "gpumux/frontend/events/event_engine.h"
+#include "gpumux/multitask/workload_file.h"
+#include "gpumux/runtime/runtime.h"
+#include "gpumux/timing/timing_backend.h"
+#include "workload.h"
+
+namespace gpumux {
+namespace {
+
+using runtime::ArrivalProcess;
+using runtime::DevPtr;
+
+TEST(ArrivalProcess, PeriodicPoissonAndBurstsAreDeterministic) {
+  ArrivalProcess p;
+  p.interval_us = 2.0;
+  p.start_us = 1.0;
+  auto t = runtime::arrival_times_ps(p, 4);
+  EXPECT_EQ(t, (std::vector<uint64_t>{1000000, 3000000, 5000000, 7000000}));
+
+  p.kind = ArrivalProcess::Kind::Poisson;
+  p.start_us = 0;
+  p.seed = 7;
+  auto a = runtime::arrival_times_ps(p, 4000), b = runtime::arrival_times_ps(p, 4000);
+  EXPECT_EQ(a, b);
+  EXPECT_TRUE(std::is_sorted(a.begin(), a.end()));
+  double mean_us = double(a.back()) / 3999 / 1e6;
+  EXPECT_NEAR(mean_us, 2.0, 0.1);
+  p.seed = 8;
+  EXPECT_NE(runtime::arrival_times_ps(p, 10), runtime::arrival_times_ps({.kind = ArrivalProcess::Kind::Poisson,
+                                                                         .interval_us = 2.0, .seed = 7}, 10));
+
+  p.kind = ArrivalProcess::Kind::Bursts;
+  p.burst = 3;
+  p.burst_gap_ns = 10;
+  p.interval_us = 1;
+  auto c = runtime::arrival_times_ps(p, 6);
+  EXPECT_EQ(c, (std::vector<uint64_t>{0, 10000, 20000, 1000000, 1010000, 1020000}));
+}
+
+// Valid IPv4 headers (big-endian words) with a correct checksum.
+std::vector<uint32_t> headers(workloads::Rng& rng, size_t n) {
+  std::vector<uint32_t> h;
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t w[5] = {0x45000000u | (40 + rng.below(1460)), rng.u32() & 0xffff4000u,
+                     (2 + rng.below(60)) << 24 | 6u << 16, rng.u32(), rng.u32()};
+    uint32_t sum = 0;
+    for (uint32_t x : w) sum += (x >> 16) + (x & 0xffff);
+    while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+    w[2] |= ~sum & 0xffff;
+    for (uint32_t x : w) h.push_back(__builtin_bswap32(x));
+  }
+  return h;
+}
+
+struct Outputs {
+  std::vector<float> c;                    // the background matrix product
+  std::vector<uint32_t> hops, hdr;         // the events' results
+  std::vector<uint32_t> completions;       // the completion queue
+  std::vector<frontend::EventRecord> events;
+};
+
+constexpr int kN = 128;  // mm: 64 TBs of 16x16 threads, 32 registers: fill every warp slot and register of 2 SMs
+constexpr uint32_t kEvents = 24;
+
+// Background mm launched, then IPv4 events of 32 packets delivered by a
+// "NIC" every 0.3 us; `dev` null: the functional backend.
+Outputs run(std::unique_ptr<runtime::Device> dev) {
+  runtime::Context& bg = dev->create_context("mm");
+  runtime::Context& ev = dev->create_context("ipv4");
+  runtime::Module& mm = bg.load_module_string(std::string(workloads::find_workload("mm")->ptx), "mm.ptx");
+  runtime::Module& ip = ev.load_module_string(std::string(workloads::find_workload("ipv4")->ptx), "ipv4.ptx");
+  workloads::Rng rng(3);
+  std::vector<float> a(kN * kN), b(kN * kN);
+  for (float& x : a) x = rng.uniform(-1, 1);
+  for (float& x : b) x = rng.uniform(-1, 1);
+  DevPtr da = bg.malloc_copy(a), db = bg.malloc_copy(b), dc = bg.malloc(kN * kN * 4);
+  std::vector<uint32_t> level16(65536), level24(256 * 64), level32(256 * 16);
+  for (uint32_t& x : level16) x = rng.below(8) == 0 ? 0x80000000u | rng.below(64) : 1 + rng.below(1000);
+  for (uint32_t& x : level24) x = rng.below(4) == 0 ? 0x80000000u | rng.below(16) : rng.below(1000);
+  for (uint32_t& x : level32) x = rng.below(1000);
+  std::vector<uint32_t> hdr = headers(rng, kEvents * 32);
+  DevPtr l16 = ev.malloc_copy(level16), l24 = ev.malloc_copy(level24), l32 = ev.malloc_copy(level32);
+  DevPtr dh = ev.malloc_copy(hdr), dhops = ev.malloc(kEvents * 32 * 4);
+
+  bg.launch(mm.kernel("mm"), {kN / 16, kN / 16}, {16, 16}, da, db, dc, kN);
+  runtime::Doorbell bell = ev.register_event(ip.kernel("ipv4_forward"), {1}, {32}, 0, 8);
+  std::vector<runtime::KernelArgs> blocks;
+  for (uint32_t e = 0; e < kEvents; ++e) {
+    runtime::KernelArgs k;
+    k.add(dh + uint64_t(e) * 32 * 20).add(l16).add(l24).add(l32).add(dhops + uint64_t(e) * 32 * 4).add(int32_t(32));
+    blocks.push_back(k);
+  }
+  ev.deliver_events(bell, blocks, {.kind = ArrivalProcess::Kind::Periodic, .interval_us = 0.3, .start_us = 10.0});
+  ev.wait_events(bell);
+  Outputs o;
+  o.completions = ev.read<uint32_t>(bell.completion_queue, bell.slots);
+  ev.unregister_event(bell);
+  bg.synchronize();
+  o.c = bg.read<float>(dc, kN * kN);
+  o.hops = ev.read<uint32_t>(dhops, kEvents * 32);
+  o.hdr = ev.read<uint32_t>(dh, kEvents * 32 * 5);
+  if (auto* tb = dynamic_cast<timing::TimingBackend*>(&dev->backend()))
+    if (const frontend::EventEngine* e = tb->gpu().events_if_any()) o.events = e->records();
+  return o;
+}
+
+std::unique_ptr<runtime::Device> timing_device(std::vector<std::string> overrides) {
+  overrides.push_back("gpu.num_sms=2");
+  overrides.push_back("gpu.num_partitions=2");
+  overrides.push_back("l2.size_kb=256");
+  Config c = Config::build(std::string(GPUMUX_SOURCE_DIR) + "/configs/edge-16sm.toml", overrides);
+  return timing::make_device(c.values());
+}
+
+class EdgePreemption : public ::testing::TestWithParam<std::vector<std::string>> {};
+
+TEST_P(EdgePreemption, EventsAndVictimsComputeWhatTheFunctionalModelDoes) {
+  static const Outputs want = run(std::make_unique<runtime::Device>(runtime::DeviceLimits{}));
+  Outputs got = run(timing_device(GetParam()));
+  EXPECT_EQ(got.c, want.c) << "the victims' results changed";
+  EXPECT_EQ(got.hops, want.hops);
+  EXPECT_EQ(got.hdr, want.hdr);
+  EXPECT_EQ(got.completions, std::vector<uint32_t>(8, 1u));
+  ASSERT_EQ(got.events.size(), kEvents);
+  size_t preempting = 0, saved = 0;
+  for (const frontend::EventRecord& e : got.events) {
+    EXPECT_TRUE(e.done);
+    EXPECT_TRUE(e.warp_level);
+    EXPECT_LE(e.arrival, e.rung);
+    EXPECT_LT(e.rung, e.launched);
+    EXPECT_LE(e.launched, e.started);
+    EXPECT_LT(e.started, e.finished);
+    if (!e.warp.preempted) continue;
+    ++preempting;
+    saved += e.warp.saved_registers;
+    // The breakdown accounts for the whole wait for the victim.
+    EXPECT_EQ(e.warp.preemption_latency(), e.warp.started - e.warp.submitted) << e.warp.victim;
+  }
+  EXPECT_GT(preempting, 0u) << "no event preempted a warp: the test does not exercise preemption";
+  EXPECT_GT(saved, 0u) << "the register file is full: victims' registers must go through memory";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    FlushOptions, EdgePreemption,
+    ::testing::Values(std::vector<std::string>{"edge.victim=oldest"},
+                      std::vector<std::string>{"edge.victim=newest"},
+                      std::vector<std::string>{"edge.victim=oldest", "edge.raise_victim_priority=false",
+                                               "edge.flush_ibuffer=false", "edge.skip_barrier=false",
+                                               "edge.replay_loads=false"}));
+
+TEST(EdgeLaunchPath, EdgeLaunchesFasterThanTheCpuPath) {
+  auto launch_latency = [](const std::string& path) {
+    Outputs o = run(timing_device({"edge.launch_path=" + path}));
+    return o.events.front().launch_latency();
+  };
+  // 700 MHz: EDGE 300 cycles + 700 ns (490 cycles); CPU 5 us (3500 cycles).
+  EXPECT_EQ(launch_latency("edge"), 790u);
+  EXPECT_EQ(launch_latency("cpu"), 3500u);
+}
+
+TEST(EventKernelTable, RegistrationBeyondItsEntriesIsRefused) {
+  auto dev = timing_device({"edge.ekt_entries=1"});
+  runtime::Context& ctx = dev->create_context("ipv4");
+  runtime::Module& ip = ctx.load_module_string(std::string(workloads::find_workload("ipv4")->ptx), "ipv4.ptx");
+  runtime::Doorbell first = ctx.register_event(ip.kernel("ipv4_forward"), {1}, {32}, 0, 4);
+  EXPECT_THROW(ctx.register_event(ip.kernel("ipv4_forward"), {1}, {32}, 0, 4), ApiError);
+  ctx.unregister_event(first);
+  EXPECT_NO_THROW(ctx.register_event(ip.kernel("ipv4_forward"), {1}, {32}, 0, 4));
+  EXPECT_THROW(ctx.register_event(ip.kernel("ipv4_forward"), {1}, {32}, 0, 0), ApiError);
+}
+
+}  // namespace
+}  // namespace gpumux
+
+namespace gpumux {
+namespace {
+
+TEST(EventSourceInWorkloadFile, ParsesAndRejectsBadValues) {
+  multitask::WorkloadFile w = multitask::parse_workload(R"(
+gpu = "edge-16sm"
+[[app]]
+benchmark = "ipv4"
+events = { process = "bursts", interval_us = 4.0, burst = 8, count = 16 }
+)", "w.toml");
+  ASSERT_TRUE(w.apps[0].events.has_value());
+  EXPECT_EQ(w.apps[0].events->kind, runtime::ArrivalProcess::Kind::Bursts);
+  EXPECT_EQ(w.apps[0].events->burst, 8u);
+  EXPECT_EQ(w.apps[0].events->events, 16u);
+  EXPECT_NE(w.apps[0].identity().find("events bursts"), std::string::npos);
+  for (const char* bad : {"events = { process = \"uniform\" }", "events = { interval_us = 0 }",
+                          "events = { process = \"poisson\", burst = 2 }", "events = { rate = 1 }"}) {
+    try {
+      multitask::parse_workload(fmt::format("gpu = \"edge-16sm\"\n[[app]]\nbenchmark = \"ipv4\"\n{}\n", bad), "w.toml");
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const LoadError& e) {
+      EXPECT_NE(std::string(e.what()).find("w.toml:4"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpumux
