@@ -99,6 +99,42 @@ TEST(EpochController, CalledEveryEpochWithTheEpochsCountsAndItsQuotasThrottle) {
   EXPECT_EQ(d.gpu().epoch_controller()->epochs(), m.calls.size() + 2);
 }
 
+// An elastic manager whose quotas are used up long before the epoch ends
+// gets its next epoch early: the boundaries come closer than epoch_cycles.
+class ElasticManager : public QosManager {
+ public:
+  bool elastic() const override { return true; }
+  void new_epoch(const EpochSample& s, QuotaControl& q) override {
+    ended.push_back(s.ended_cycles);
+    for (const KernelEpoch& k : s.kernels)
+      for (uint32_t i = 0; i < k.tbs.size(); ++i)
+        if (k.tbs[i]) q.set_quota(i, k.kernel, 256, true);
+  }
+  std::vector<Cycle> ended;
+};
+
+TEST(EpochController, ElasticEpochsStartAsSoonAsEveryQuotaIsUsedUp) {
+  PolicyDevice d("fcfs", {}, {"gpu.num_sms=2", "qos.epoch_cycles=" + std::to_string(kEpoch)}, 1, kTimingPtx);
+  auto manager = std::make_unique<ElasticManager>();
+  ElasticManager& m = *manager;
+  d.gpu().enable_qos(std::move(manager));
+  const uint32_t tbs = 16, threads = 128;
+  const int iters = 64;
+  runtime::DevPtr out = d.launch(0, "fma_chains", tbs, threads, iters);
+  std::vector<float> r = d.ctx[0]->read<float>(out, tbs * threads);
+  EXPECT_EQ(frontend::fixtures::wrong_fma_results(r, threads, iters), 0u);
+  const EpochController& c = *d.gpu().epoch_controller();
+  EXPECT_GT(c.early_epochs(), 0u);
+  size_t shorter = 0;
+  for (Cycle e : m.ended) {
+    EXPECT_LE(e, kEpoch);
+    // Looked at every epoch_cycles / kElasticPolls cycles.
+    EXPECT_EQ(e % (kEpoch / EpochController::kElasticPolls), 0u);
+    shorter += e > 0 && e < kEpoch;
+  }
+  EXPECT_EQ(shorter, c.early_epochs());
+}
+
 // Without a QoS manager nothing of it exists: no controller, no counters.
 TEST(EpochController, AbsentWithoutAQosManager) {
   PolicyDevice d("fcfs", {}, {"gpu.num_sms=2"}, 1, kTimingPtx);

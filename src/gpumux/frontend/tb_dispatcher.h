@@ -136,6 +136,11 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   std::vector<SmStatus> sm_status_table() const;
   SharingPolicy& policy() { return *policy_; }
   const SharingPolicy& policy() const { return *policy_; }
+  // Repartitions at the next tick: the policy's partition changed from outside (spart).
+  void request_repartition() {
+    repartition_pending_ = true;
+    wake();
+  }
   // The active kernels in dispatch-priority order, as the policy sees them.
   std::vector<ActiveKernel> active_kernels() const;
   // Receives TB and kernel events (nullptr: none). Not owned.

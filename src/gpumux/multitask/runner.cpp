@@ -113,7 +113,7 @@ std::vector<KernelQos> kernel_qos(gpu::Gpu& g, const RunResult& r, const gpu::Qo
     uint64_t threads = g.stats().sum("sm*.thread_insts", k.key);
     Cycle end = k.done ? k.finished : r.cycles;
     if (threads == 0 || end <= k.first_tb) continue;
-    out.push_back({k.id, k.app, k.label, *goal, double(threads) / double(end - k.first_tb)});
+    out.push_back({k.id, k.app, k.label, *goal, double(threads) / double(end - k.first_tb), end - k.first_tb});
   }
   return out;
 }
@@ -478,7 +478,7 @@ nlohmann::json to_json(const RunResult& r) {
   json qos = json::array();
   for (const KernelQos& q : r.qos)
     qos.push_back({{"launch", q.launch}, {"app", q.app}, {"label", q.label}, {"goal_ipc", q.goal_ipc},
-                   {"ipc", q.ipc}, {"ratio", q.ratio()}, {"reached", q.reached()}});
+                   {"ipc", q.ipc}, {"cycles", q.cycles}, {"ratio", q.ratio()}, {"reached", q.reached()}});
   json out = {{"gpu", r.gpu},         {"policy", r.policy},   {"cycles", r.cycles},
               {"warp_insts", r.warp_insts}, {"host_seconds", r.host_seconds},
               {"stopped_by_limit", r.stopped_by_limit}, {"apps", apps}, {"kernels", kernels},
