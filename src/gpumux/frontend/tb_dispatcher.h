@@ -54,6 +54,7 @@ struct KernelRecord {
   StatKey key = kNoKey;
   uint64_t tbs = 0;
   uint64_t warp_insts = 0;  // issued by the launch on all SMs (set at completion)
+  uint64_t thread_insts = 0;  // their active threads (set at completion)
   Cycle enqueued = 0, activated = 0, first_tb = 0, finished = 0;
   bool done = false;
   // The launch's device fault (its TBs were aborted; copied from

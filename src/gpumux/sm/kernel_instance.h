@@ -29,6 +29,7 @@ struct KernelInstance {
   const ModuleTiming* timing = nullptr;
   TbNeeds needs;
   uint64_t warp_insts = 0;  // issued so far on all SMs (per-launch IPC)
+  uint64_t thread_insts = 0;  // their active threads (per-launch QoS results)
   // Finished TBs and their summed residency in cycles: the average TB length
   // a preemption mechanism uses to predict how long draining a TB takes.
   uint64_t tbs_finished = 0, tb_cycles_finished = 0;
