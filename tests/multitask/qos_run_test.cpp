@@ -82,6 +82,10 @@ TEST(MultiAppQos, EverySchemeRunsThePairMedium) {
     ASSERT_FALSE(r.qos.empty());
     EXPECT_GT(r.qos.front().ipc, 0);
     EXPECT_GT(r.qos.front().cycles, 0u);
+    // Each launch counts its own instructions: together at most the app's.
+    double launches = 0;
+    for (const KernelQos& q : r.qos) launches += q.ipc * double(q.cycles);
+    EXPECT_LE(launches, double(r.apps[0].thread_insts) * (1 + 1e-9));
   }
   WorkloadFile spart_alone = shared_pair("spart");  // the manager without its policy
   EXPECT_THROW(validate(spart_alone), LoadError);
