@@ -188,5 +188,27 @@ TEST(ExperimentPlan, ConfigWarpBudgetsReachTheMixesByPositionNotTheIsolatedRuns)
                LoadError);
 }
 
+// A QoS goal axis (ISCA'17): each mix once per goal of every sweep matching
+// its size, the first `apps` applications with that goal; an entry's own
+// goal is kept; the isolated runs have none.
+TEST(ExperimentPlan, QosGoalSweepsRunEachMixOncePerGoal) {
+  std::vector<PlannedRun> runs = mix_runs(plan_study(
+      study("policies = [\"fcfs\"]\npairs = { of = [\"pc\", \"lbm\"], ordered = false }\n"
+            "mixes = [[\"pc\", { benchmark = \"lbm\", qos_goal = 0.9 }, \"vecadd\"]]\n"
+            "qos_goals = [{ goals = [0.5, 0.7] }, { apps = 2, sizes = [3], goals = [0.3] }]\n"),
+      "/tmp/out"));
+  std::vector<std::string> mixes;
+  for (const PlannedRun& r : runs) mixes.push_back(r.mix());
+  EXPECT_EQ(mixes, (std::vector<std::string>{"pc[qos_goal=0.5]+lbm[qos_goal=0.9]+vecadd",
+                                             "pc[qos_goal=0.7]+lbm[qos_goal=0.9]+vecadd",
+                                             "pc[qos_goal=0.3]+lbm[qos_goal=0.9]+vecadd", "pc[qos_goal=0.5]+lbm",
+                                             "pc[qos_goal=0.7]+lbm"}));
+  multitask::WorkloadFile w = multitask::parse_workload(runs[3].workload_toml, "w", ".");
+  EXPECT_EQ(w.apps[0].qos_goal, 0.5);
+  EXPECT_FALSE(w.apps[1].qos_goal.has_value());
+  EXPECT_THROW(study("policies = [\"fcfs\"]\nmixes = [[\"pc\"]]\nqos_goals = [{ goals = [1.5] }]\n"), LoadError);
+  EXPECT_THROW(study("policies = [\"fcfs\"]\nmixes = [[\"pc\"]]\nqos_goals = [{ goals = [] }]\n"), LoadError);
+}
+
 }  // namespace
 }  // namespace gpumux::experiments

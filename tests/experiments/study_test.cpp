@@ -149,5 +149,15 @@ TEST(ExperimentStudy, LoadsTheShippedStudies) {
     }
 }
 
+// A scale's max_cycles replaces the run rule's (which must be cycle-limited).
+TEST(ExperimentStudy, ScaleMaxCyclesNeedsACycleLimitedRun) {
+  const std::string cycles = std::string("run = { until = \"cycles\", max_cycles = 2000000 }\n") + kBase;
+  Study q = parse_study(cycles + "max_cycles = 5000\n", "s.toml", ".", "full");
+  EXPECT_EQ(q.run.max_cycles, 5000u);
+  EXPECT_EQ(parse_study(cycles, "s.toml", ".", "quick").run.max_cycles, 2000000u);
+  EXPECT_NE(error_of(std::string(kBase) + "max_cycles = 5000\n", "full").find("needs [run] until = \"cycles\""),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpumux::experiments

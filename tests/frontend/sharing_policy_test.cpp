@@ -9,6 +9,7 @@
 
 #include "frontend/frontend_test_util.h"
 #include "gpumux/frontend/policies/common.h"
+#include "gpumux/frontend/policies/spart.h"
 #include "gpumux/frontend/sharing_policy.h"
 
 namespace gpumux::frontend {
@@ -31,7 +32,7 @@ std::vector<uint32_t> quotas(const SharingPolicy& p, const sm::KernelInstance& k
 TEST(SharingPolicies, RegistryKnowsEveryPolicyAndRejectsUnknownNames) {
   EXPECT_EQ(sharing_policy_names(),
             (std::vector<std::string>{"fcfs", "spatial-even", "spatial-smart", "smk-even", "smk-drf", "smk-quota",
-                                      "kernel-fcfs", "npq", "ppq", "dss"}));
+                                      "kernel-fcfs", "npq", "ppq", "dss", "spart"}));
   for (const std::string& n : sharing_policy_names()) EXPECT_EQ(make_sharing_policy(n)->name(), n);
   try {
     make_sharing_policy("lottery");
@@ -66,6 +67,27 @@ TEST(SharingPolicies, FcfsIsUnlimitedEverywhere) {
   p->repartition(act, s.span());
   EXPECT_EQ(quotas(*p, *a, s), std::vector<uint32_t>(4, kUnl));
   EXPECT_EQ(quotas(*p, *b, s), std::vector<uint32_t>(4, kUnl));
+}
+
+// Spart: SM counts per application as the QoS manager sets them; the
+// applications without one split the SMs left.
+TEST(SharingPolicies, SpartGivesEachApplicationTheSmsSetForIt) {
+  Sms s(16);
+  auto p = make_sharing_policy("spart");
+  EXPECT_TRUE(p->exclusive_sms());
+  auto a = kernel(0, 256, 32, 0, 0), b = kernel(1, 256, 32, 0, 1), c = kernel(2, 256, 32, 0, 2);
+  std::vector<ActiveKernel> act{{a.get(), 100, 0}, {b.get(), 100, 0}, {c.get(), 100, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(allowed(*p, *a, s), range(0, 6));  // nothing set yet: even
+  dynamic_cast<SmCountTarget&>(*p).set_sm_counts({{0, 10}});
+  p->repartition(act, s.span());
+  EXPECT_EQ(allowed(*p, *a, s), range(0, 10));
+  EXPECT_EQ(allowed(*p, *b, s), range(10, 13));
+  EXPECT_EQ(allowed(*p, *c, s), range(13, 16));
+  dynamic_cast<SmCountTarget&>(*p).set_sm_counts({{0, 9}, {1, 2}, {2, 5}});
+  p->repartition(act, s.span());
+  EXPECT_EQ(allowed(*p, *b, s), range(9, 11));
+  EXPECT_EQ(allowed(*p, *c, s), range(11, 16));
 }
 
 TEST(SharingPolicies, SpatialEvenSplitsContiguousRangesRemainderToTheFirst) {

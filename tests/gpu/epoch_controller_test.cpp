@@ -43,16 +43,25 @@ class RecordingManager : public QosManager {
   Gpu& g_;
 };
 
-TEST(EpochController, CalledEveryEpochWithTheEpochsCountsAndItsQuotasThrottle) {
-  PolicyDevice d("fcfs", {}, {"gpu.num_sms=2", "qos.epoch_cycles=" + std::to_string(kEpoch)}, 1, kTimingPtx);
-  auto manager = std::make_unique<RecordingManager>(d.gpu());
-  RecordingManager& m = *manager;
-  d.gpu().enable_qos(std::move(manager));
+PolicyDevice two_sm_device() {
+  return PolicyDevice("fcfs", {}, {"gpu.num_sms=2", "qos.epoch_cycles=" + std::to_string(kEpoch)}, 1, kTimingPtx);
+}
+
+// 16 TBs of fma_chains, checked against the CPU reference.
+void run_fma_chains(PolicyDevice& d) {
   const uint32_t tbs = 16, threads = 128;
   const int iters = 64;
   runtime::DevPtr out = d.launch(0, "fma_chains", tbs, threads, iters);
   std::vector<float> r = d.ctx[0]->read<float>(out, tbs * threads);
   EXPECT_EQ(frontend::fixtures::wrong_fma_results(r, threads, iters), 0u);
+}
+
+TEST(EpochController, CalledEveryEpochWithTheEpochsCountsAndItsQuotasThrottle) {
+  PolicyDevice d = two_sm_device();
+  auto manager = std::make_unique<RecordingManager>(d.gpu());
+  RecordingManager& m = *manager;
+  d.gpu().enable_qos(std::move(manager));
+  run_fma_chains(d);
   ASSERT_TRUE(d.record(0).done);
 
   ASSERT_GE(m.calls.size(), 4u);
@@ -89,14 +98,44 @@ TEST(EpochController, CalledEveryEpochWithTheEpochsCountsAndItsQuotasThrottle) {
 
   // Asleep while no kernel is active; the next activation starts a new series.
   const size_t first_series = m.calls.size();
-  out = d.launch(0, "fma_chains", tbs, threads, iters);
-  r = d.ctx[0]->read<float>(out, tbs * threads);
-  EXPECT_EQ(frontend::fixtures::wrong_fma_results(r, threads, iters), 0u);
+  run_fma_chains(d);
   ASSERT_GT(m.calls.size(), first_series);
   EXPECT_EQ(m.calls[first_series].sample.index, 0u);
   EXPECT_EQ(m.calls[first_series].sample.ended_cycles, 0u);
   EXPECT_EQ(m.calls[first_series].sample.kernels.at(0).kernel, d.record(1).id);
   EXPECT_EQ(d.gpu().epoch_controller()->epochs(), m.calls.size() + 2);
+}
+
+// An elastic manager whose quotas are used up long before the epoch ends
+// gets its next epoch early: the boundaries come closer than epoch_cycles.
+class ElasticManager : public QosManager {
+ public:
+  bool elastic() const override { return true; }
+  void new_epoch(const EpochSample& s, QuotaControl& q) override {
+    ended.push_back(s.ended_cycles);
+    for (const KernelEpoch& k : s.kernels)
+      for (uint32_t i = 0; i < k.tbs.size(); ++i)
+        if (k.tbs[i]) q.set_quota(i, k.kernel, 256, true);
+  }
+  std::vector<Cycle> ended;
+};
+
+TEST(EpochController, ElasticEpochsStartAsSoonAsEveryQuotaIsUsedUp) {
+  PolicyDevice d = two_sm_device();
+  auto manager = std::make_unique<ElasticManager>();
+  ElasticManager& m = *manager;
+  d.gpu().enable_qos(std::move(manager));
+  run_fma_chains(d);
+  const EpochController& c = *d.gpu().epoch_controller();
+  EXPECT_GT(c.early_epochs(), 0u);
+  size_t shorter = 0;
+  for (Cycle e : m.ended) {
+    EXPECT_LE(e, kEpoch);
+    // Looked at every epoch_cycles / kElasticPolls cycles.
+    EXPECT_EQ(e % (kEpoch / EpochController::kElasticPolls), 0u);
+    shorter += e > 0 && e < kEpoch;
+  }
+  EXPECT_EQ(shorter, c.early_epochs());
 }
 
 // Without a QoS manager nothing of it exists: no controller, no counters.

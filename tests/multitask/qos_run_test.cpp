@@ -68,5 +68,29 @@ TEST(MultiAppQos, NaiveQuotasRaiseTheQosKernelsIpcTowardItsGoal) {
   std::filesystem::remove_all(cache);
 }
 
+// Every quota scheme, Rollover-Time and Spart run the example pair to its
+// end with correct results and a QoS result for the app with the goal.
+TEST(MultiAppQos, EverySchemeRunsThePairMedium) {
+  std::filesystem::path cache = std::filesystem::temp_directory_path() / "gpumux-qos-schemes-test";
+  std::filesystem::remove_all(cache);
+  for (const std::string scheme : {"history", "elastic", "rollover", "rollover-time", "spart"}) {
+    SCOPED_TRACE(scheme);
+    WorkloadFile w = shared_pair(scheme);
+    if (scheme == "spart") w.policy = "spart";
+    RunResult r = run_workload(w, options(cache));
+    expect_all_passed(r);
+    ASSERT_FALSE(r.qos.empty());
+    EXPECT_GT(r.qos.front().ipc, 0);
+    EXPECT_GT(r.qos.front().cycles, 0u);
+    // Each launch counts its own instructions: together at most the app's.
+    double launches = 0;
+    for (const KernelQos& q : r.qos) launches += q.ipc * double(q.cycles);
+    EXPECT_LE(launches, double(r.apps[0].thread_insts) * (1 + 1e-9));
+  }
+  WorkloadFile spart_alone = shared_pair("spart");  // the manager without its policy
+  EXPECT_THROW(validate(spart_alone), LoadError);
+  std::filesystem::remove_all(cache);
+}
+
 }  // namespace
 }  // namespace gpumux::multitask

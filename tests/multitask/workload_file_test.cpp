@@ -306,8 +306,13 @@ TEST(WorkloadFile, QuotaSchemeNeedsARegisteredNameAndAQosGoal) {
   EXPECT_EQ(w.quota_scheme, "naive");
   EXPECT_EQ(w.apps[0].qos_goal, 0.8);
   EXPECT_FALSE(w.apps[1].qos_goal.has_value());
-  EXPECT_EQ(policy_error("quota_scheme = \"rollover\"\n"),
-            "w.toml:2: policy.quota_scheme: unknown quota scheme 'rollover' (known: naive)");
+  EXPECT_EQ(policy_error("quota_scheme = \"fair\"\n"),
+            "w.toml:2: policy.quota_scheme: unknown quota scheme 'fair' (known: naive, history, elastic, rollover, "
+            "rollover-time, spart)");
+  // Spart is a sharing policy steered by a QoS manager: both or neither.
+  EXPECT_NE(policy_error("quota_scheme = \"spart\"\n").find("w.toml:2: policy.quota_scheme: the sharing policy "
+                                                             "\"spart\" and the quota scheme \"spart\" are used together"),
+            std::string::npos);
   EXPECT_EQ(policy_error("quota_scheme = 3\n"), "w.toml:2: policy.quota_scheme: expected a quota scheme name");
   EXPECT_EQ(policy_error("quota_scheme = \"naive\"\n"),
             "w.toml:2: policy.quota_scheme: no app has a qos_goal (the scheme would have no QoS kernel)");

@@ -52,6 +52,35 @@ TEST(KernelQuotas, NonQosRefilledOnlyOnceEveryQosCounterIsUsedUp) {
   EXPECT_EQ(q.remaining(1), 0);
 }
 
+// Rollover-Time: a non-QoS quota of 0 waits for the QoS counters, then is not throttled.
+TEST(KernelQuotas, ANonQosQuotaOfZeroWaitsForTheQosKernelsThenRunsFree) {
+  KernelQuotas q;
+  q.set(1, 64, true);
+  q.set(2, 0, false);
+  EXPECT_FALSE(q.allows(2));
+  q.charge(1, 64);
+  EXPECT_TRUE(q.allows(2));
+  q.charge(2, 1000);
+  EXPECT_TRUE(q.allows(2));
+}
+
+// Elastic epochs end once every counter is used up (a non-QoS one: refilled).
+TEST(KernelQuotas, AllUsedOnceEveryCounterIsUsedUpOrRefilled) {
+  KernelQuotas q;
+  EXPECT_TRUE(q.empty());
+  q.set(1, 64, true);
+  q.set(2, 32, false);
+  EXPECT_FALSE(q.all_used());
+  q.charge(1, 64);
+  EXPECT_FALSE(q.all_used());
+  q.charge(2, 32);
+  EXPECT_TRUE(q.all_used());
+  EXPECT_TRUE(q.allows(2));  // refilled
+  EXPECT_TRUE(q.all_used());
+  q.set(2, 32, false);  // a new epoch
+  EXPECT_FALSE(q.all_used());
+}
+
 TEST(QuotaWarpScheduler, AKernelAtZeroQuotaDoesNotIssue) {
   KernelQuotas q;
   QuotaWarpScheduler s(make_warp_scheduler("gto", SmParams{}), q);

@@ -1,5 +1,6 @@
 #include "gpumux/experiments/plan.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -46,6 +47,22 @@ void add_random_mixes(const RandomMixes& r, std::vector<Mix>& mixes) {
     }
 }
 
+// Each mix once per goal of every QoS goal sweep matching its size.
+std::vector<Mix> with_qos_goals(const std::vector<QosGoalSweep>& sweeps, const std::vector<Mix>& mixes) {
+  std::vector<Mix> out;
+  for (const Mix& m : mixes)
+    for (const QosGoalSweep& q : sweeps) {
+      if (!q.sizes.empty() && std::find(q.sizes.begin(), q.sizes.end(), uint32_t(m.size())) == q.sizes.end()) continue;
+      for (double goal : q.goals) {
+        Mix g = m;
+        for (size_t a = 0; a < g.size() && a < q.apps; ++a)
+          if (!g[a].options.contains("qos_goal")) g[a].options.insert("qos_goal", goal);
+        out.push_back(std::move(g));
+      }
+    }
+  return out;
+}
+
 std::vector<Mix> mixes_of(const Sweep& s) {
   std::vector<Mix> mixes = s.mixes;
   const auto& of = s.pairs_of;
@@ -53,7 +70,7 @@ std::vector<Mix> mixes_of(const Sweep& s) {
     for (size_t j = s.pairs_ordered ? 0 : i + 1; j < of.size(); ++j)
       if (i != j) mixes.push_back({{of[i], {}}, {of[j], {}}});
   if (s.random) add_random_mixes(*s.random, mixes);
-  return mixes;
+  return s.qos_goals.empty() ? mixes : with_qos_goals(s.qos_goals, mixes);
 }
 
 class Planner {

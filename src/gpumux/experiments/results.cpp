@@ -56,6 +56,45 @@ double stat_sum(const json& statistics, const std::string& pattern, size_t app) 
   return sum;
 }
 
+// QoS of one run (Wang et al., ISCA'17; docs/qos.md): per application with a
+// goal its IPC over all its measured launches (each launch's IPC weighted by
+// its cycles) against the goal; per run whether every goal was reached (a
+// "case" of QoS_reach) and the throughput of the applications without one.
+struct RunQos {
+  std::vector<std::optional<double>> ratio;  // by app; empty: no goal
+  std::vector<double> thread_ipc;            // by app: thread instructions per run cycle
+  size_t qos_apps = 0;
+  bool all_reached = true;
+  double non_qos_ipc = 0;
+};
+
+RunQos run_qos(const json& run) {
+  const json& apps = run.at("apps");
+  RunQos q;
+  q.ratio.resize(apps.size());
+  std::vector<double> weighted(apps.size(), 0), cycles(apps.size(), 0), goal(apps.size(), 0);
+  for (const json& k : run.value("qos", json::array())) {
+    auto a = k.at("app").get<size_t>();
+    if (a >= apps.size()) continue;
+    auto c = k.at("cycles").get<double>();
+    weighted[a] += k.at("ipc").get<double>() * c;
+    cycles[a] += c;
+    goal[a] = k.at("goal_ipc").get<double>();
+  }
+  auto run_cycles = double(std::max<uint64_t>(run.at("cycles").get<uint64_t>(), 1));
+  for (size_t i = 0; i < apps.size(); ++i) {
+    q.thread_ipc.push_back(double(apps[i].value("thread_insts", uint64_t(0))) / run_cycles);
+    if (goal[i] > 0 && cycles[i] > 0) {
+      q.ratio[i] = weighted[i] / cycles[i] / goal[i];
+      ++q.qos_apps;
+      q.all_reached &= *q.ratio[i] >= 1;
+    } else {
+      q.non_qos_ipc += q.thread_ipc.back();
+    }
+  }
+  return q;
+}
+
 // Rows of one run (one per application); empty cells where the run has no metrics.
 // The app's event kernels (docs/edge.md), in core cycles: how many, means of
 // their latencies, the 99th percentile of scheduling latency (tail), and the
@@ -105,6 +144,13 @@ void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
     std::sort(c.begin(), c.end());
     category = fmt::format("{}", fmt::join(c, "/"));
   }
+  RunQos qos = run_qos(run);
+  uint64_t preempt_bytes = 0, preempt_cycles = 0;  // all the run's preemptions (their overhead)
+  for (const json& p : run.at("preemptions"))
+    if (p.at("done").get<bool>()) {
+      preempt_bytes += p.at("bytes_saved").get<uint64_t>();
+      preempt_cycles += p.at("latency_cycles").get<uint64_t>();
+    }
   for (size_t i = 0; i < apps.size(); ++i) {
     const json& a = apps[i];
     std::vector<std::pair<std::string, std::string>> cells{{"key", r.task.key}};
@@ -163,6 +209,17 @@ void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
                                {"tb_vs_save", !launches ? "" : tb < save ? "short-tb" : "long-tb"},
                                {"shared_per_tb", launches ? std::to_string(shared) : ""}});
     add_event_cells(run, i, cells);
+    const toml::node* goal = app.options.get("qos_goal");
+    cells.insert(cells.end(),
+                 {{"qos_goal", goal ? num(goal->value<double>().value_or(0)) : ""},
+                  {"qos_ratio", qos.ratio[i] ? num(*qos.ratio[i]) : ""},
+                  {"qos_reached", qos.ratio[i] ? (*qos.ratio[i] >= 1 ? "1" : "0") : ""},
+                  {"thread_ipc", num(qos.thread_ipc[i])},
+                  {"qos_apps", std::to_string(qos.qos_apps)},
+                  {"qos_case", qos.qos_apps ? (qos.all_reached ? "1" : "0") : ""},
+                  {"non_qos_ipc", qos.qos_apps && qos.qos_apps < apps.size() ? num(qos.non_qos_ipc) : ""},
+                  {"run_preempt_bytes", std::to_string(preempt_bytes)},
+                  {"run_preempt_cycles", std::to_string(preempt_cycles)}});
     for (const std::string& st : s.stats) cells.push_back({"stat." + st, num(stat_sum(run.at("statistics"), st, i))});
     t.add(cells);
   }
@@ -231,7 +288,9 @@ json figure_data(const FigureSpec& f, const Table& t) {
 
 StudyResults collect_results(const Study& s, const std::vector<PlannedRun>& runs) {
   StudyResults out;
-  out.mixes.per_run = out.isolated.per_run = {"stp", "antt", "fairness", "cycles"};
+  out.mixes.per_run = out.isolated.per_run = {"stp",      "antt",        "fairness",          "cycles",
+                                              "qos_apps", "qos_case",    "non_qos_ipc",       "run_preempt_bytes",
+                                              "run_preempt_cycles"};
   std::map<std::string, json> loaded;
   std::set<std::string> counted;
   for (const PlannedRun& r : runs) {

@@ -5,8 +5,11 @@
 //                      (mix, apps, policy, config, seed, size, category), the
 //                      application (benchmark, class, its priority in the mix)
 //                      and every metric (ntt, progress, shared_cycles,
-//                      alone_cycles, warp_insts, passed; per run: stp, antt,
-//                      fairness, cycles; stat.<name> for the study's `stats`)
+//                      alone_cycles, warp_insts, passed, thread_ipc; QoS:
+//                      qos_goal, qos_ratio, qos_reached; per run: stp, antt,
+//                      fairness, cycles, qos_apps, qos_case, non_qos_ipc,
+//                      run_preempt_bytes, run_preempt_cycles; stat.<name> for
+//                      the study's `stats`)
 //   OUT/isolated.csv   the same for the runs of each benchmark alone
 //   OUT/figures.json   each figure's data, aggregated, ready to draw
 //   OUT/trends.json    each trend: expression, paper's value, measured sides, holds

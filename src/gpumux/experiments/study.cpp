@@ -121,6 +121,31 @@ CpuGaps cpu_gaps(StrictTable& t, const toml::node& n) {
   return g;
 }
 
+// qos_goals = [{ apps = 1, goals = [0.5, 0.6], sizes = [2] }, ...]
+std::vector<QosGoalSweep> qos_goal_sweeps(StrictTable& t, const toml::node& n) {
+  const toml::array* arr = n.as_array();
+  if (!arr || !arr->is_array_of_tables() || arr->empty())
+    t.fail(n, "qos_goals", "expected an array of { apps = ..., goals = [...], sizes = [...] } tables");
+  std::vector<QosGoalSweep> out;
+  for (const auto& e : *arr) {
+    StrictTable qt(*e.as_table(), t.qualified("qos_goals"), t.file());
+    QosGoalSweep q;
+    q.apps = uint32_t(qt.integer("apps", 1, 64).value_or(1));
+    const toml::node* g = qt.node("goals");
+    const toml::array* goals = g ? g->as_array() : nullptr;
+    if (!goals || goals->empty()) qt.fail(g ? *g : e, "goals", "expected a non-empty array of fractions in (0, 1]");
+    for (const auto& v : *goals) {
+      std::optional<double> f = v.value<double>();
+      if (!f || !(*f > 0 && *f <= 1)) qt.fail(v, "goals", "expected fractions in (0, 1]");
+      q.goals.push_back(*f);
+    }
+    if (qt.node("sizes")) q.sizes = counts(qt, "sizes");
+    qt.finish();
+    out.push_back(std::move(q));
+  }
+  return out;
+}
+
 // Applies the keys present in `t` ([sweep] or a [scale.*] table) to `s`.
 void read_sweep(StrictTable& t, Sweep& s) {
   if (auto size = t.get<std::string>("size", "a size name")) {
@@ -181,6 +206,8 @@ void read_sweep(StrictTable& t, Sweep& s) {
     }
   }
   if (const toml::node* n = t.node("cpu_gap_us")) s.cpu_gaps = cpu_gaps(t, *n);
+  if (const toml::node* n = t.node("qos_goals")) s.qos_goals = qos_goal_sweeps(t, *n);
+  if (auto m = t.integer("max_cycles", 1, int64_t(1) << 50)) s.max_cycles = uint64_t(*m);
   if (const toml::node* n = t.node("pairs")) {
     StrictTable pt(as_table(t, "pairs", *n), t.qualified("pairs"), t.file());
     s.pairs_of = strings(pt, "of");
@@ -346,6 +373,11 @@ Study parse_study(std::string_view text, const std::string& name, const std::fil
   if (std::find(s.scales.begin(), s.scales.end(), scale) == s.scales.end())
     throw LoadError(fmt::format("{}: no scale '{}' (this study has: {})", name, scale, fmt::join(s.scales, ", ")));
   s.scale = scale;
+  if (s.sweep.max_cycles) {
+    if (s.run.until != multitask::RunRule::Until::Cycles)
+      throw LoadError(fmt::format("{}: scale {}: max_cycles needs [run] until = \"cycles\"", name, scale));
+    s.run.max_cycles = *s.sweep.max_cycles;
+  }
   if (s.sweep.policies.empty()) throw LoadError(fmt::format("{}: sweep.policies: missing", name));
   if (s.sweep.mixes.empty() && s.sweep.pairs_of.size() < 2 && !s.sweep.random)
     throw LoadError(fmt::format("{}: scale {}: no mixes (sweep.mixes, sweep.pairs with two or more benchmarks, or "

@@ -92,6 +92,15 @@ struct CpuGaps {
   double of(const std::string& benchmark) const;
 };
 
+// An axis of QoS goals (Wang et al., ISCA'17): every mix of a size in
+// `sizes` (empty: any) is run once per goal, its first `apps` applications
+// with that qos_goal (an entry setting its own keeps it).
+struct QosGoalSweep {
+  uint32_t apps = 1;
+  std::vector<double> goals;
+  std::vector<uint32_t> sizes;
+};
+
 // The axes of a sweep; a run is one (mix, policy, config, seed).
 struct Sweep {
   std::string size = "medium";
@@ -103,6 +112,11 @@ struct Sweep {
   bool pairs_ordered = true;                    // (a, b) and (b, a) both, a != b
   std::optional<RandomMixes> random;
   CpuGaps cpu_gaps;  // for every application whose mix entry sets no cpu_gap_us
+  // Empty: mixes run as listed; else each mix once per goal of every sweep
+  // matching its size (a mix no sweep matches is not run).
+  std::vector<QosGoalSweep> qos_goals;
+  // Set: the run rule's max_cycles at this scale (with until = "cycles").
+  std::optional<uint64_t> max_cycles;
 };
 
 // Benchmark classes from scaling: speed-up = time alone under `from`

@@ -17,6 +17,7 @@
 //   fcfs           no partition: kernels take leftover resources in dispatch order (Hyper-Q)
 //   spatial-even   SMs split evenly among the kernels, contiguous ranges, one kernel per SM
 //   spatial-smart  as spatial-even, but no kernel gets more SMs than its TBs can fill
+//   spart          spatial, SM counts per application set by the QoS manager "spart" (hill climbing)
 //   smk-even       every SM shared: each kernel gets 1/n of every SM resource
 //   smk-drf        every SM shared by dominant-resource fairness (progressive filling)
 //   smk-quota      every SM shared: explicit TBs per SM per kernel of each application

@@ -244,6 +244,7 @@ bool TbDispatcher::count_done(Running& r, Cycle now) {
   KernelRecord& rec = records_[r.record];
   rec.finished = now;
   rec.warp_insts = k.warp_insts;
+  rec.thread_insts = k.thread_insts;
   rec.fault = k.fault;
   rec.done = true;
   rec.shared_bytes = k.needs.shared_bytes;

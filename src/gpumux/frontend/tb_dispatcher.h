@@ -55,6 +55,7 @@ struct KernelRecord {
   StatKey key = kNoKey;
   uint64_t tbs = 0;
   uint64_t warp_insts = 0;  // issued by the launch on all SMs (set at completion)
+  uint64_t thread_insts = 0;  // their active threads (set at completion)
   Cycle enqueued = 0, activated = 0, first_tb = 0, finished = 0;
   bool done = false;
   // The launch's device fault (its TBs were aborted; copied from
@@ -148,6 +149,11 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   std::vector<SmStatus> sm_status_table() const;
   SharingPolicy& policy() { return *policy_; }
   const SharingPolicy& policy() const { return *policy_; }
+  // Repartitions at the next tick: the policy's partition changed from outside (spart).
+  void request_repartition() {
+    repartition_pending_ = true;
+    wake();
+  }
   // The active kernels in dispatch-priority order, as the policy sees them.
   std::vector<ActiveKernel> active_kernels() const;
   // Receives TB and kernel events (nullptr: none). Not owned.

@@ -111,10 +111,14 @@ std::vector<KernelQos> kernel_qos(gpu::Gpu& g, const RunResult& r, const gpu::Qo
   for (const frontend::KernelRecord& k : r.kernels) {
     std::optional<double> goal = goals.of(k.app);
     if (!goal || (!k.done && completed[k.app])) continue;
-    uint64_t threads = g.stats().sum("sm*.thread_insts", k.key);
+    // The launch's own count: a stat key is shared by every launch of a kernel.
+    uint64_t threads = k.thread_insts;
+    if (!k.done)
+      for (const frontend::ActiveKernel& a : g.dispatcher().active_kernels())
+        if (a.kernel->id == k.id) threads = a.kernel->thread_insts;
     Cycle end = k.done ? k.finished : r.cycles;
     if (threads == 0 || end <= k.first_tb) continue;
-    out.push_back({k.id, k.app, k.label, *goal, double(threads) / double(end - k.first_tb)});
+    out.push_back({k.id, k.app, k.label, *goal, double(threads) / double(end - k.first_tb), end - k.first_tb});
   }
   return out;
 }
@@ -506,7 +510,7 @@ nlohmann::json to_json(const RunResult& r) {
   json qos = json::array();
   for (const KernelQos& q : r.qos)
     qos.push_back({{"launch", q.launch}, {"app", q.app}, {"label", q.label}, {"goal_ipc", q.goal_ipc},
-                   {"ipc", q.ipc}, {"ratio", q.ratio()}, {"reached", q.reached()}});
+                   {"ipc", q.ipc}, {"cycles", q.cycles}, {"ratio", q.ratio()}, {"reached", q.reached()}});
   json out = {{"gpu", r.gpu},         {"policy", r.policy},   {"cycles", r.cycles},
               {"warp_insts", r.warp_insts}, {"host_seconds", r.host_seconds},
               {"stopped_by_limit", r.stopped_by_limit}, {"apps", apps}, {"kernels", kernels},

@@ -70,6 +70,7 @@ struct KernelQos {
   uint32_t launch = 0, app = 0;
   std::string label;
   double goal_ipc = 0, ipc = 0;
+  Cycle cycles = 0;  // from its first TB to its end
   double ratio() const { return goal_ipc > 0 ? ipc / goal_ipc : 0.0; }
   bool reached() const { return ipc >= goal_ipc; }
 };

@@ -284,6 +284,11 @@ void parse_preemption(StrictTable& pt, WorkloadFile& w) {
   }
 }
 
+// The Spart baseline is a sharing policy steered by a QoS manager.
+constexpr const char* kSpartTogether =
+    "the sharing policy \"spart\" and the quota scheme \"spart\" are used together (Spart: spatial partitioning "
+    "with hill climbing on SM counts, docs/qos.md)";
+
 }  // namespace
 
 WorkloadFile parse_workload(std::string_view text, const std::string& name, const std::filesystem::path& dir) {
@@ -339,6 +344,8 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
         pt.fail(*scheme_node, "quota_scheme",
                 fmt::format("unknown quota scheme '{}' (known: {})", *q, fmt::join(known, ", ")));
       w.quota_scheme = *q;
+      if ((*q == "spart") != (w.policy == "spart"))
+        pt.fail(*scheme_node, "quota_scheme", kSpartTogether);
     }
     pt.finish();
   }
@@ -460,6 +467,8 @@ void validate(const WorkloadFile& w) {
     if (std::none_of(w.apps.begin(), w.apps.end(), [](const AppSpec& a) { return a.qos_goal; }))
       throw LoadError(fmt::format("{}: policy.quota_scheme: no app has a qos_goal", w.source));
   }
+  if ((w.quota_scheme == "spart") != (w.policy == "spart"))
+    throw LoadError(fmt::format("{}: policy: {}", w.source, kSpartTogether));
   if (w.policy != "dss" && !w.policy_options.tokens_by_app.empty())
     throw LoadError(fmt::format("{}: policy.tokens is only used by dss, not by '{}'", w.source, w.policy));
 }

@@ -37,6 +37,7 @@ struct KernelInstance {
   // last, kernel-aware warp schedulers issue them first.
   bool all_placed = false;
   uint64_t warp_insts = 0;  // issued so far on all SMs (per-launch IPC)
+  uint64_t thread_insts = 0;  // their active threads (per-launch QoS results)
   // Finished TBs and their summed residency in cycles: the average TB length
   // a preemption mechanism uses to predict how long draining a TB takes.
   uint64_t tbs_finished = 0, tb_cycles_finished = 0;

@@ -401,6 +401,7 @@ void Sm::issue(WarpSlot& w, uint16_t slot, Cycle now) {
   ++tbs_[w.tb].insts;
   uint32_t threads = uint32_t(std::popcount(xw.active_mask()));
   stats_.thread_insts[key].add(threads);
+  w.kernel->thread_insts += threads;
   if (quotas_) quotas_->charge(w.kernel->id, threads);
   uint32_t old_pc = xw.pc(), old_fn = xw.function();
   size_t old_depth = xw.frame().reg_base;

@@ -1,6 +1,11 @@
 #include "gpumux/gpu/qos/epoch_controller.h"
 
+#include <algorithm>
 #include <numeric>
+
+#include <fmt/format.h>
+
+#include "gpumux/core/error.h"
 
 namespace gpumux::gpu {
 
@@ -8,10 +13,14 @@ uint64_t KernelEpoch::total_thread_insts() const {
   return std::accumulate(thread_insts.begin(), thread_insts.end(), uint64_t(0));
 }
 
+int64_t KernelEpoch::total_quota_left() const {
+  return std::accumulate(quota_left.begin(), quota_left.end(), int64_t(0));
+}
+
 uint32_t KernelEpoch::total_tbs() const { return std::accumulate(tbs.begin(), tbs.end(), uint32_t(0)); }
 
 EpochController::EpochController(Engine& engine, DomainId core, Cycle epoch_cycles, std::vector<sm::Sm*> sms,
-                                 const frontend::TbDispatcher& dispatcher, std::unique_ptr<QosManager> manager)
+                                 frontend::TbDispatcher& dispatcher, std::unique_ptr<QosManager> manager)
     : Component(engine, core, "epoch-controller"),
       epoch_cycles_(epoch_cycles),
       sms_(std::move(sms)),
@@ -33,11 +42,39 @@ void EpochController::set_quota(uint32_t sm, uint32_t kernel, int64_t thread_ins
   sms_.at(sm)->quotas()->set(kernel, thread_insts, qos);
 }
 
+void EpochController::set_sm_counts(const std::map<uint32_t, uint32_t>& sms_by_app) {
+  auto* target = dynamic_cast<frontend::SmCountTarget*>(&dispatcher_.policy());
+  if (!target)
+    throw ApiError(fmt::format("this QoS manager sets SM counts per application: it needs the sharing policy \"spart\", "
+                                  "not \"{}\"",
+                                  dispatcher_.policy().name()));
+  target->set_sm_counts(sms_by_app);
+  dispatcher_.request_repartition();
+}
+
+bool EpochController::quotas_used_up() const {
+  bool any = false;
+  for (sm::Sm* s : sms_) {
+    const sm::KernelQuotas& q = *s->quotas();
+    if (!q.all_used()) return false;
+    any |= !q.empty();
+  }
+  return any;
+}
+
 void EpochController::kernel_activated() {
   if (last_boundary_ == kNever) wake();
 }
 
 Cycle EpochController::tick(Cycle now) {
+  if (last_boundary_ != kNever && now < next_boundary_) {  // an elastic look between boundaries
+    if (!quotas_used_up()) return std::min(now + std::max<Cycle>(1, epoch_cycles_ / kElasticPolls), next_boundary_);
+    ++early_epochs_;
+  }
+  return boundary(now);
+}
+
+Cycle EpochController::boundary(Cycle now) {
   std::vector<frontend::ActiveKernel> active = dispatcher_.active_kernels();
   bool first = last_boundary_ == kNever;
   if (first) series_index_ = 0;
@@ -53,6 +90,7 @@ Cycle EpochController::tick(Cycle now) {
     e.warp_insts.assign(sms_.size(), 0);
     e.thread_insts.assign(sms_.size(), 0);
     e.tbs.assign(sms_.size(), 0);
+    e.quota_left.assign(sms_.size(), 0);
     for (uint32_t s = 0; s < sms_.size(); ++s) {
       const sm::SmStats& st = sms_[s]->stats();
       // Counts before this series (or before activation) are not the epoch's.
@@ -63,6 +101,7 @@ Cycle EpochController::tick(Cycle now) {
         e.thread_insts[s] = t;
       }
       e.tbs[s] = sms_[s]->resident_tbs(k.id);
+      e.quota_left[s] = sms_[s]->quotas()->remaining(k.id).value_or(0);
     }
   }
   for (sm::Sm* s : sms_) s->quotas()->clear();
@@ -73,7 +112,9 @@ Cycle EpochController::tick(Cycle now) {
   }
   manager_->new_epoch(sample_, *this);
   last_boundary_ = now;
-  return now + epoch_cycles_;
+  next_boundary_ = now + epoch_cycles_;
+  return manager_->elastic() ? std::min(now + std::max<Cycle>(1, epoch_cycles_ / kElasticPolls), next_boundary_)
+                             : next_boundary_;
 }
 
 }  // namespace gpumux::gpu

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,7 +24,9 @@ struct KernelEpoch {
   uint32_t app = 0;
   std::vector<uint64_t> warp_insts, thread_insts;  // issued during the epoch
   std::vector<uint32_t> tbs;                       // resident at the boundary
+  std::vector<int64_t> quota_left;                 // its counter at the boundary (0: none)
   uint64_t total_thread_insts() const;
+  int64_t total_quota_left() const;
   uint32_t total_tbs() const;
 };
 
@@ -40,12 +43,18 @@ class QuotaControl {
  public:
   virtual ~QuotaControl() = default;
   virtual void set_quota(uint32_t sm, uint32_t kernel, int64_t thread_insts, bool qos) = 0;
+  // SMs of each application (by app id) under the sharing policy "spart";
+  // the dispatcher repartitions. ApiError under any other policy.
+  virtual void set_sm_counts(const std::map<uint32_t, uint32_t>& sms_by_app) = 0;
 };
 
 class QosManager {
  public:
   virtual ~QosManager() = default;
   virtual void new_epoch(const EpochSample& s, QuotaControl& q) = 0;
+  // Elastic epochs (ISCA'17 3.4.3): the controller also starts an epoch as
+  // soon as every quota counter on every SM is used up.
+  virtual bool elastic() const { return false; }
 };
 
 // The goal of each application, as IPC in thread instructions per core cycle

@@ -18,7 +18,7 @@ KernelQuotas::Entry* KernelQuotas::find(uint32_t kernel) {
 void KernelQuotas::set(uint32_t kernel, int64_t quota, bool qos) {
   Entry* e = find(kernel);
   if (!e) e = &entries_.emplace_back();
-  *e = Entry{kernel, quota, quota, qos};
+  *e = Entry{kernel, quota, quota, qos, false};
 }
 
 bool KernelQuotas::qos_exhausted() const {
@@ -28,13 +28,19 @@ bool KernelQuotas::qos_exhausted() const {
 bool KernelQuotas::allows(uint32_t kernel) {
   Entry* e = find(kernel);
   if (!e || e->left > 0) return true;
-  if (e->qos || e->quota <= 0 || !qos_exhausted()) return false;
+  if (e->qos || e->quota < 0 || !qos_exhausted()) return false;
+  e->refilled = true;
+  if (e->quota == 0) return true;
   e->left += e->quota;
   return e->left > 0;
 }
 
 void KernelQuotas::charge(uint32_t kernel, uint32_t threads) {
   if (Entry* e = find(kernel)) e->left -= threads;
+}
+
+bool KernelQuotas::all_used() const {
+  return std::all_of(entries_.begin(), entries_.end(), [](const Entry& e) { return e.left <= 0 || e.refilled; });
 }
 
 std::optional<int64_t> KernelQuotas::remaining(uint32_t kernel) const {

@@ -25,7 +25,9 @@ class KernelQuotas {
   // Sets kernel `kernel`'s counter to `quota` thread instructions. `qos`:
   // the kernel has a QoS goal; a non-QoS kernel whose counter is used up gets
   // `quota` again once every QoS counter on the SM is used up too, so that
-  // cycles the QoS kernels no longer need are not lost (ISCA'17 3.4.1).
+  // cycles the QoS kernels no longer need are not lost (ISCA'17 3.4.1). A
+  // non-QoS quota of 0 blocks the kernel until then and leaves it unthrottled
+  // after (Rollover-Time).
   void set(uint32_t kernel, int64_t quota, bool qos);
   // Whether warps of `kernel` may issue now (may refill a non-QoS counter).
   bool allows(uint32_t kernel);
@@ -33,12 +35,15 @@ class KernelQuotas {
   void charge(uint32_t kernel, uint32_t threads);
   // The counter of `kernel`, if it has one.
   std::optional<int64_t> remaining(uint32_t kernel) const;
+  // Every counter used up (or refilled): an elastic epoch may end (3.4.3).
+  bool all_used() const;
+  bool empty() const { return entries_.empty(); }
 
  private:
   struct Entry {
     uint32_t kernel = 0;
     int64_t quota = 0, left = 0;
-    bool qos = false;
+    bool qos = false, refilled = false;
   };
   const Entry* find(uint32_t kernel) const;
   Entry* find(uint32_t kernel);
