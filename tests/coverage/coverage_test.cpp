@@ -234,5 +234,40 @@ TEST(CoverageRun, Int128Arithmetic) {
   });
 }
 
+TEST(CoverageRun, Int128Division) {
+  const std::string ptx = ptx_of("int128");
+  constexpr int n = 64;
+  std::vector<unsigned __int128> u(n), du(n);
+  std::vector<__int128> s(n), ds(n);
+  uint64_t x = 0x243f6a8885a308d3ull;
+  const auto next = [&x] { return x = x * 6364136223846793005ull + 1442695040888963407ull; };
+  for (int i = 0; i < n; ++i) {
+    // Dividends and divisors of 2 to 128 bits, the signed ones of both signs.
+    const unsigned __int128 wide = (unsigned __int128)next() << 64 | next();
+    u[i] = wide >> (i * 2 % 128);
+    s[i] = __int128(wide >> (i * 5 % 128)) * (i % 2 ? -1 : 1);
+    const unsigned __int128 d = ((unsigned __int128)next() << 64 | next()) >> (i * 7 % 128);
+    du[i] = d ? d : 3;
+    ds[i] = __int128(du[i] >> 1 | 1) * (i % 3 ? 1 : -1);
+  }
+  on_both_backends("int128", [&](runtime::Context& ctx) {
+    runtime::Module& mod = ctx.load_module_string(ptx, "int128.ptx");
+    runtime::DevPtr dev_u = upload(ctx, u), dev_s = upload(ctx, s), dev_du = upload(ctx, du), dev_ds = upload(ctx, ds);
+    runtime::DevPtr out = ctx.malloc(n * 8 * 16);
+    ctx.launch(mod.kernel("int128_div"), {2}, {32}, dev_u, dev_s, dev_du, dev_ds, out, int32_t(n));
+    ctx.synchronize();
+    std::vector<unsigned __int128> got = read_back<unsigned __int128>(ctx, out, 8 * n);
+    for (int i = 0; i < n; ++i) {
+      const unsigned __int128 want[8] = {u[i] / 10u,   u[i] % 1000000007u, (unsigned __int128)(s[i] / 7),
+                                         (unsigned __int128)(s[i] % -13), u[i] / du[i],  u[i] % du[i],
+                                         (unsigned __int128)(s[i] / ds[i]), (unsigned __int128)(s[i] % ds[i])};
+      for (int k = 0; k < 8; ++k) {
+        EXPECT_EQ(uint64_t(got[8 * i + k]), uint64_t(want[k])) << i << " " << k;
+        EXPECT_EQ(uint64_t(got[8 * i + k] >> 64), uint64_t(want[k] >> 64)) << i << " " << k;
+      }
+    }
+  });
+}
+
 }  // namespace
 }  // namespace gpumux::test

@@ -44,7 +44,8 @@ TEST(ComputeCarry, AddCarriesIntoTheHighWord) {
 }
 
 TEST(ComputeCarry, SubtractionBorrows) {
-  // 0x00000001_00000000 - 1 = 0x00000000_ffffffff
+  // 0x00000001_00000000 - 1 = 0x00000000_ffffffff. The flag after a
+  // subtraction is the carry of a + ~b + 1: clear when it borrows.
   Regs regs;
   regs.fill(1, 0);
   regs.fill(2, 1);
@@ -52,21 +53,67 @@ TEST(ComputeCarry, SubtractionBorrows) {
   regs.fill(4, 0);
   run(carry(Opcode::Sub, Type::U32, {R(0), R(1), R(2)}, true), regs);
   EXPECT_EQ(regs.at(0, 0), 0xffffffffu);
-  EXPECT_EQ(regs.p[kCf], 0xffffffffu);  // borrow
+  EXPECT_EQ(regs.p[kCf], 0u);  // borrow
   run(carry(Opcode::Subc, Type::U32, {R(5), R(3), R(4)}, true), regs);
   EXPECT_EQ(regs.at(5, 0), 0u);
-  EXPECT_EQ(regs.p[kCf], 0u);
-  // subc: a - (b + borrow); the borrow of 0 - (0 + 1) is passed on.
+  EXPECT_EQ(regs.p[kCf], 0xffffffffu);  // 1 + ~0 + 0 carries: no borrow
+  // subc: a + ~b + CF = a - (b + borrow); the borrow of 0 - (0 + 1) is passed on.
   regs.fill(1, 5);
   regs.fill(2, 3);
   regs.p[kCf] = exec::kFullMask;
+  run(carry(Opcode::Subc, Type::U32, {R(0), R(1), R(2)}, false), regs);
+  EXPECT_EQ(regs.at(0, 3), 2u);
+  regs.p[kCf] = 0;
   run(carry(Opcode::Subc, Type::U32, {R(0), R(1), R(2)}, false), regs);
   EXPECT_EQ(regs.at(0, 3), 1u);
   regs.fill(1, 0);
   regs.fill(2, 0);
   run(carry(Opcode::Subc, Type::U32, {R(0), R(1), R(2)}, true), regs);
   EXPECT_EQ(regs.at(0, 3), 0xffffffffu);
+  EXPECT_EQ(regs.p[kCf], 0u);
+  // Equal 64-bit words: no borrow, the flag is set.
+  regs.fill(1, 0x123456789ull);
+  regs.fill(2, 0x123456789ull);
+  run(carry(Opcode::Sub, Type::S64, {R(0), R(1), R(2)}, true), regs);
+  EXPECT_EQ(regs.at(0, 0), 0u);
   EXPECT_EQ(regs.p[kCf], 0xffffffffu);
+}
+
+// nvcc's 128-bit division subtracts a multiple of the divisor with a
+// sub.cc/subc.cc chain and reads the flag with addc.u32 d, 0, 0: 1 when the
+// remainder stayed non-negative, 0 when it must add the divisor back.
+TEST(ComputeCarry, AdditionReadsTheFlagOfASubtraction) {
+  Regs regs;
+  regs.fill(9, 0);
+  regs.fill(4, 1);
+  // (top:0:0) - 1 over three words, then addc.u32 r7, 0, 0.
+  const auto subtract_one_and_read_flag = [&](uint64_t top) {
+    regs.fill(1, 0);
+    regs.fill(2, 0);
+    regs.fill(3, top);
+    run(carry(Opcode::Sub, Type::U32, {R(0), R(1), R(4)}, true), regs);
+    run(carry(Opcode::Subc, Type::U32, {R(5), R(2), R(9)}, true), regs);
+    run(carry(Opcode::Subc, Type::U32, {R(6), R(3), R(9)}, true), regs);
+    run(carry(Opcode::Addc, Type::U32, {R(7), R(9), R(9)}, false), regs);
+  };
+  subtract_one_and_read_flag(1);
+  EXPECT_EQ(regs.at(0, 0), 0xffffffffu);
+  EXPECT_EQ(regs.at(5, 0), 0xffffffffu);
+  EXPECT_EQ(regs.at(6, 0), 0u);
+  EXPECT_EQ(regs.at(7, 0), 1u);  // no borrow
+  subtract_one_and_read_flag(0);
+  EXPECT_EQ(regs.at(6, 0), 0xffffffffu);
+  EXPECT_EQ(regs.at(7, 0), 0u);  // borrows out of the top word
+  // And subc reads the carry of an addition the same way: 10 + ~3 + CF.
+  regs.fill(1, 0xffffffff);
+  regs.fill(2, 10);
+  regs.fill(3, 3);
+  run(carry(Opcode::Add, Type::U32, {R(0), R(1), R(4)}, true), regs);  // carries
+  run(carry(Opcode::Subc, Type::U32, {R(5), R(2), R(3)}, false), regs);
+  EXPECT_EQ(regs.at(5, 0), 7u);
+  run(carry(Opcode::Add, Type::U32, {R(0), R(4), R(4)}, true), regs);  // 1 + 1: no carry
+  run(carry(Opcode::Subc, Type::U32, {R(5), R(2), R(3)}, false), regs);
+  EXPECT_EQ(regs.at(5, 0), 6u);
 }
 
 TEST(ComputeCarry, MultiplyAddCarries) {

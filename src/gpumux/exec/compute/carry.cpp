@@ -3,9 +3,13 @@
 //
 // The carry flag CC.CF is per-thread state: a hidden predicate of the function
 // (parser.h). .cc writes it (pred_dst2); addc, subc and madc read it as their
-// last operand. For subtraction the flag is the borrow, as the ISA has it:
-// sub.cc sets it when a < b (unsigned) and subc computes a - (b + CF), so that
-// sub.cc on the low words and subc on the high ones subtract the whole.
+// last operand. There is one flag, the carry of an addition, and the hardware
+// subtracts by adding the complement: sub.cc computes a + ~b + 1 and subc
+// a + ~b + CF, both setting CF to the carry out. So after a subtraction the
+// flag is the inverted borrow (set when a >= b, unsigned), and subc is
+// a - (b + borrow). The ISA text's "a - (b + CC.CF)" names the borrow but only
+// agrees on chains of subtractions; nvcc's own 128-bit division reads the flag
+// of a subc.cc chain with addc, and is right only with the carry.
 #include <type_traits>
 
 #include "gpumux/exec/compute/families.h"
@@ -30,8 +34,8 @@ std::make_unsigned_t<T> product(T a, T b) {
   }
 }
 
-// d = a + b + cin (Add), a - (b + cin) (Sub) or product(a, b) + c + cin (Mad);
-// cout: the carry out of the addition, or the borrow of the subtraction.
+// d = a + b + cin (Add), a + ~b + cin (Sub; cin is 1 for sub) or
+// product(a, b) + c + cin (Mad); cout: the carry out of that sum.
 template <class T, CarryKind K, bool Hi>
 void carry_op(StepContext& ctx, const ptx::Instruction& in) {
   using U = std::make_unsigned_t<T>;
@@ -43,19 +47,13 @@ void carry_op(StepContext& ctx, const ptx::Instruction& in) {
   uint64_t* d = ctx.lanes(in.ops[0].reg);
   uint32_t cout = 0;
   for_each_lane(ctx.mask, [&](unsigned l) {
-    const U x = U(a[l]), y = U(b[l]), ci = U((cin >> l) & 1);
-    U r;
-    bool co;
-    if constexpr (K == CarryKind::Sub) {
-      r = U(x - y - ci);
-      co = x < y || U(x - y) < ci;
-    } else {
-      const U p = K == CarryKind::Mad ? product<T, Hi>(T(x), T(y)) : x;
-      const U q = K == CarryKind::Mad ? U(c[l]) : y;
-      const U s = U(p + q);
-      r = U(s + ci);
-      co = s < p || r < s;
-    }
+    const U x = U(a[l]), y = U(b[l]);
+    const U ci = carry_in ? U((cin >> l) & 1) : U(K == CarryKind::Sub);
+    const U p = K == CarryKind::Mad ? product<T, Hi>(T(x), T(y)) : x;
+    const U q = K == CarryKind::Mad ? U(c[l]) : K == CarryKind::Sub ? U(~y) : y;
+    const U s = U(p + q);
+    const U r = U(s + ci);
+    const bool co = s < p || r < s;
     if (write_d) d[l] = r;
     cout |= uint32_t(co) << l;
   });
