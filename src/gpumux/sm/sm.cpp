@@ -54,6 +54,7 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
   sub_cores_.resize(p.sub_cores);
   for (SubCore& sc : sub_cores_) {
     sc.scheduler = make_warp_scheduler(p.warp_scheduler, p);
+    sc.kernel_fields = sc.scheduler->wants_kernel_fields();
     sc.warps.reserve(p.warp_slots / p.sub_cores);
     sc.views.reserve(p.warp_slots / p.sub_cores);
   }
@@ -105,8 +106,10 @@ Sm::~Sm() = default;
 
 void Sm::enable_quotas() {
   quotas_ = std::make_unique<KernelQuotas>();
-  for (SubCore& sc : sub_cores_)
+  for (SubCore& sc : sub_cores_) {
     sc.scheduler = std::make_unique<QuotaWarpScheduler>(std::move(sc.scheduler), *quotas_);
+    sc.kernel_fields = sc.scheduler->wants_kernel_fields();
+  }
 }
 
 bool Sm::slots_fit(const TbNeeds& n) const {
@@ -320,25 +323,27 @@ IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
       return IssueOutcome::Issued;
     }
   }
-  sc.views.clear();
+  // The views are rewritten in place, and their kernel fields only for a
+  // scheduler that reads them: the others are spared those stores.
+  sc.views.resize(sc.warps.size());
+  WarpView* view = sc.views.data();
   bool any_ready = false;
   IssueOutcome stall = IssueOutcome::Idle;
   StatKey stall_key = kNoKey;
   for (uint16_t slot : sc.warps) {
     WarpSlot& w = warps_[slot];
-    WarpView v{slot, w.kernel->id, w.kernel->app, w.age, w.kernel->warp_budget, w.kernel->fair_weight, false, false,
-               w.kernel->all_placed || tbs_[w.tb].marked};
+    bool ready = false, long_wait = false;
     IssueOutcome why;
     if (w.block == Block::Barrier) {
       why = IssueOutcome::Barrier;
-      v.long_wait = true;
+      long_wait = true;
     } else if (w.block == Block::Fence) {
       why = IssueOutcome::Memory;
-      v.long_wait = true;
+      long_wait = true;
     } else if (w.ready_at > now) {
       if (w.ready_at == kNever) {
         why = IssueOutcome::Scoreboard;
-        v.long_wait = w.waits_memory;
+        long_wait = w.waits_memory;
       } else {
         why = now < w.fetch_ready ? IssueOutcome::Fetch : IssueOutcome::Scoreboard;
         next = std::min(next, w.ready_at);
@@ -354,7 +359,7 @@ IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
         why = IssueOutcome::Memory;
         if (lsu_count_ < lsu_.size()) next = std::min(next, now + 1);  // shared backlog drains by time
       } else {
-        v.ready = true;
+        ready = true;
         any_ready = true;
         why = IssueOutcome::Issued;
       }
@@ -363,7 +368,21 @@ IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
       stall = why;
       stall_key = w.kernel->key;
     }
-    sc.views.push_back(v);
+    WarpView& v = *view++;
+    v.slot = slot;
+    v.ready = ready;
+    v.long_wait = long_wait;
+    v.kernel = w.kernel->id;
+    v.app = w.kernel->app;
+    v.age = w.age;
+  }
+  if (sc.kernel_fields) {
+    for (WarpView& v : sc.views) {
+      const WarpSlot& w = warps_[v.slot];
+      v.budget = w.kernel->warp_budget;
+      v.fair_weight = w.kernel->fair_weight;
+      v.urgent = w.kernel->all_placed || tbs_[w.tb].marked;
+    }
   }
   if (any_ready) {
     int pick = sc.urgent.empty() ? sc.scheduler->pick(sc.views) : urgent_pick(sc);

@@ -243,8 +243,9 @@ class Sm : public Component, public mem::MemSink {
 
   struct SubCore {
     std::unique_ptr<WarpScheduler> scheduler;
+    bool kernel_fields = false;  // scheduler->wants_kernel_fields()
     std::vector<uint16_t> warps;     // resident warp slots, oldest first
-    std::vector<WarpView> views;     // scratch for the scheduler, never reallocated
+    std::vector<WarpView> views;     // scratch for the scheduler (one per warp), never reallocated
     std::array<Cycle, kNumUnits> unit_free{};
     IssueOutcome last = IssueOutcome::Idle;
     StatKey last_key = kNoKey;

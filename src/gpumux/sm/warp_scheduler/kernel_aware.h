@@ -55,6 +55,7 @@ class PerKernel {
 class KernelAwareGto : public WarpScheduler {
  public:
   int pick(std::span<const WarpView> warps) final;
+  bool wants_kernel_fields() const final { return true; }  // urgent (and ka-fair's fair_weight)
 
  protected:
   static constexpr uint32_t kAnyKernel = std::numeric_limits<uint32_t>::max();

@@ -68,6 +68,8 @@ class Qaws : public WarpScheduler {
     return true;
   }
 
+  bool wants_kernel_fields() const override { return true; }  // budget
+
  private:
   bool is_greedy(const WarpView& w) const { return w.slot == greedy_slot_ && w.age == greedy_age_; }
 

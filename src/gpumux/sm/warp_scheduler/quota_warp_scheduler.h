@@ -56,6 +56,7 @@ class QuotaWarpScheduler : public WarpScheduler {
   QuotaWarpScheduler(std::unique_ptr<WarpScheduler> base, KernelQuotas& quotas)
       : base_(std::move(base)), quotas_(quotas) {}
   int pick(std::span<const WarpView> warps) override;
+  bool wants_kernel_fields() const override { return base_->wants_kernel_fields(); }
   // No sticky shortcut: the base's greedy warp may belong to a throttled kernel.
 
  private:

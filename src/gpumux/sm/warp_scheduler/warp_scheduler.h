@@ -19,19 +19,23 @@
 
 namespace gpumux::sm {
 
+// Fields ordered to pack into 32 bytes: the SM builds one per resident warp at
+// every scan. The kernel fields (budget, fair_weight, urgent) are filled only
+// for a scheduler whose wants_kernel_fields() is true (unspecified otherwise).
 struct WarpView {
   uint16_t slot = 0;     // warp slot in the SM (stable while the warp lives)
-  uint32_t kernel = 0;   // launch id, unique in the run
-  uint32_t app = 0;
-  uint64_t age = 0;      // dispatch order: smaller is older
-  uint32_t budget = 1;   // its kernel's warp budget (QAWS)
-  float fair_weight = 0;  // its kernel's KernelInstance::fair_weight (ka-fair)
   bool ready = false;    // can issue this cycle (operands, instruction, unit)
   bool long_wait = false;  // waits for memory or a barrier (two-level demotes it)
+  uint32_t kernel = 0;   // launch id, unique in the run
+  uint32_t app = 0;
+  uint32_t budget = 1;   // its kernel's warp budget (QAWS)
+  uint64_t age = 0;      // dispatch order: smaller is older
+  float fair_weight = 0;  // its kernel's KernelInstance::fair_weight (ka-fair)
   // Its TB is being drained, or its kernel has no TB left to place (kernel-aware
   // schedulers issue such warps first, to free the SM sooner).
   bool urgent = false;
 };
+static_assert(sizeof(WarpView) == 32);
 
 class WarpScheduler {
  public:
@@ -48,6 +52,9 @@ class WarpScheduler {
     (void)age;
     return false;
   }
+  // Whether pick() reads WarpView's kernel fields (budget, fair_weight,
+  // urgent): the SM fills them only then, sparing the others the loads.
+  virtual bool wants_kernel_fields() const { return false; }
 };
 
 using WarpSchedulerFactory = std::unique_ptr<WarpScheduler> (*)(const SmParams&);
