@@ -223,8 +223,9 @@ TEST(CoverageRun, Int128Arithmetic) {
     std::vector<__int128> got = read_back<__int128>(ctx, out, n);
     std::vector<uint64_t> halves = read_back<uint64_t>(ctx, prod, 2 * n);
     for (int i = 0; i < n; ++i) {
-      const __int128 mixed = (__int128)((unsigned __int128)in[i] * 3u) + (in[i] >> 7) - (__int128)b[i];
-      const __int128 want = mixed < 0 ? -mixed : mixed;
+      // In unsigned arithmetic: it wraps as the GPU's does (signed overflow is undefined in C++).
+      const unsigned __int128 mixed = (unsigned __int128)in[i] * 3u + (unsigned __int128)(in[i] >> 7) - b[i];
+      const unsigned __int128 want = __int128(mixed) < 0 ? 0 - mixed : mixed;
       EXPECT_EQ(uint64_t(got[i]), uint64_t(want)) << i;
       EXPECT_EQ(uint64_t(got[i] >> 64), uint64_t(want >> 64)) << i;
       const unsigned __int128 p = (unsigned __int128)b[i] * (uint64_t)(in[i] >> 64);
