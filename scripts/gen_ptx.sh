@@ -2,6 +2,8 @@
 # Regenerates the committed PTX of every workload, the microbenchmark suite,
 # the PTX test corpus and the engine test kernels with nvcc.
 # Usage: scripts/gen_ptx.sh [--check]   (--check: exit 1 if any committed PTX differs)
+# A source that needs more nvcc flags says so in a line "// gen_ptx flags: ..."
+# (e.g. -rdc=true for device-side launch).
 #
 # nvcc records the absolute source path in .file directives and in hashed
 # internal names, so sources are compiled from a fixed scratch copy of the
@@ -24,7 +26,8 @@ for cu in "$scratch"/workloads/*/*.cu "$scratch"/microbench/*.cu "$scratch"/test
   [[ -e $cu ]] || continue
   rel=${cu#$scratch/}
   out=$scratch/${rel%.cu}.gen.ptx
-  (cd "$(dirname "$cu")" && "$NVCC" "${FLAGS[@]}" "$(basename "$cu")" -o "$out")
+  read -r -a extra <<<"$(sed -n 's|^// gen_ptx flags: ||p' "$cu")"
+  (cd "$(dirname "$cu")" && "$NVCC" "${FLAGS[@]}" "${extra[@]}" "$(basename "$cu")" -o "$out")
   sed -i "s|\"$scratch/|\"|g" "$out"
   ptx=$root/${rel%.cu}.ptx
   if ((check)); then

@@ -30,6 +30,7 @@ struct GridLaunch {
   AddressSpace* mem = nullptr;   // the application's address space
   BuiltinServices* builtins = nullptr;  // its printf sink and device heap (exec/builtins)
   uint32_t grid_id = 0;          // %gridid
+  uint32_t depth = 0;            // nesting depth: 0 for a host launch, parent's + 1 for a device launch
   uint32_t num_sms = 1;          // %nsmid
   uint64_t max_local_per_thread = 512 * 1024;
 

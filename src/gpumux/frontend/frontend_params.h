@@ -9,6 +9,7 @@ namespace gpumux {
 
 struct FrontendParams {
   uint32_t launch_latency = 3000;  // core cycles (~2.7 us at 1.1 GHz)
+  uint32_t device_launch_latency = 3000;  // core cycles: a child grid of a device-side launch
   uint32_t max_active_kernels = 0;  // 0: the number of SMs
   bool check_invariants = false;
   uint32_t preempt_every = 0;
@@ -16,6 +17,10 @@ struct FrontendParams {
   static void declare(ParamDecl<FrontendParams>& d) {
     d.param("launch_latency", &FrontendParams::launch_latency, "core cycles",
             "from a kernel reaching the head of its stream to its first TB dispatch (launch overhead)")
+        .range(0, 1 << 30);
+    d.param("device_launch_latency", &FrontendParams::device_launch_latency, "core cycles",
+            "from a child grid launched by a kernel (dynamic parallelism) reaching the head of its device stream "
+            "to its first TB dispatch")
         .range(0, 1 << 30);
     d.param("max_active_kernels", &FrontendParams::max_active_kernels, "kernels",
             "kernels dispatching TBs at once (hardware kernel dispatch table entries; 0: as many as SMs, which "

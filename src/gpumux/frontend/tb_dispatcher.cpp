@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gpumux/exec/builtins/services.h"
 #include "gpumux/frontend/invariants.h"
 #include "gpumux/frontend/policies/common.h"
 
@@ -34,30 +35,39 @@ void TbDispatcher::set_event_rules(bool drain, std::vector<bool> reserved) {
   reserved_for_events_ = std::move(reserved);
 }
 
+size_t TbDispatcher::add_record(const sm::KernelInstance& k, uint32_t stream, std::string name, Cycle now) {
+  KernelRecord rec;
+  rec.id = k.id;
+  rec.app = k.app;
+  rec.stream = stream;
+  rec.priority = k.priority;
+  rec.name = std::move(name);
+  rec.label = k.label;
+  rec.key = k.key;
+  rec.tbs = k.grid.num_tbs();
+  rec.enqueued = now;
+  rec.depth = k.grid.depth;
+  records_.push_back(std::move(rec));
+  if (pending_per_app_.size() <= k.app) pending_per_app_.resize(size_t(k.app) + 1, 0);
+  ++pending_per_app_[k.app];
+  return records_.size() - 1;
+}
+
+void TbDispatcher::push(Running r, StreamId s, Cycle now) {
+  std::deque<Running>& q = streams_[s];
+  q.push_back(std::move(r));
+  if (q.size() == 1) make_head(s, now);
+}
+
 size_t TbDispatcher::enqueue(std::unique_ptr<sm::KernelInstance> k, uint32_t stream, std::string name,
                              std::optional<Cycle> launch_latency) {
   Cycle now = engine().wake_cycle(domain());
-  KernelRecord rec;
-  rec.id = k->id;
-  rec.app = k->app;
-  rec.stream = stream;
-  rec.priority = k->priority;
-  rec.name = std::move(name);
-  rec.label = k->label;
-  rec.key = k->key;
-  rec.tbs = k->grid.num_tbs();
-  rec.enqueued = now;
-  records_.push_back(rec);
-  if (pending_per_app_.size() <= k->app) pending_per_app_.resize(size_t(k->app) + 1, 0);
-  ++pending_per_app_[k->app];
-  StreamId s{k->app, stream};
-  std::deque<Running>& q = streams_[s];
   Running r;
-  r.kernel = std::move(k);
-  r.record = records_.size() - 1;
+  r.record = add_record(*k, stream, std::move(name), now);
   r.launch_latency = launch_latency.value_or(p_.launch_latency);
-  q.push_back(std::move(r));
-  if (q.size() == 1) make_head(s, now);
+  StreamId s{k->app, stream};
+  r.kernel = std::move(k);
+  push(std::move(r), s, now);
   return records_.size() - 1;
 }
 
@@ -239,8 +249,16 @@ void TbDispatcher::tb_done(uint32_t sm, sm::KernelInstance& k, uint64_t tb_index
 bool TbDispatcher::count_done(Running& r, Cycle now) {
   // A faulted launch ends when the TBs it dispatched have been aborted.
   if (++r.tbs_done < r.tbs_to_run() || !r.preempted.empty()) return false;
+  active_.erase(std::find(active_.begin(), active_.end(), &r));
+  r.grid_done = true;
+  if (r.children == r.tails.size()) children_done(r, now);
+  repartition();
+  reclaim(now);
+  return true;
+}
+
+void TbDispatcher::retire(Running& r, Cycle now) {
   sm::KernelInstance& k = *r.kernel;
-  auto it = std::find(active_.begin(), active_.end(), &r);
   KernelRecord& rec = records_[r.record];
   rec.finished = now;
   rec.warp_insts = k.warp_insts;
@@ -252,18 +270,20 @@ bool TbDispatcher::count_done(Running& r, Cycle now) {
   if (!sms_.empty())
     rec.sm_save_cycles = double(policy::tbs_per_empty_sm(k, sms_.front()->params())) *
                          double(sms_.front()->full_context_bytes(k)) / estimates_.sm_bytes_per_cycle;
-  active_.erase(it);
   --pending_per_app_[k.app];
   if (sink_) sink_->kernel_finished(rec);
   if (completion_listener_) completion_listener_->kernel_completed(k, rec);
+  Running* parent = r.parent;
+  if (parent && k.grid.builtins) --k.grid.builtins->pending_launches;
   StreamId s{k.app, rec.stream};
   std::deque<Running>& q = streams_[s];
   q.pop_front();  // destroys k
-  if (!q.empty()) make_head(s, now);
-  repartition();
-  reclaim(now);
+  if (!q.empty())
+    make_head(s, now);
+  else if (s.second >= kDeviceStreamBase)
+    streams_.erase(s);  // device streams are many and short-lived
   engine().stop();  // lets the host side see the completion
-  return true;
+  if (parent && --parent->children == parent->tails.size() && parent->grid_done) children_done(*parent, now);
 }
 
 std::string TbDispatcher::describe_wait() const {

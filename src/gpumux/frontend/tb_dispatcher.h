@@ -22,6 +22,13 @@
 // preempted-TB queue and are placed again before its new TBs, on any SM.
 // PartitionError from the policy propagates out of the engine.
 //
+// Child grids of device-side launch (dynamic parallelism) are queued like
+// any launch, after frontend.device_launch_latency, on device streams: one
+// per launching TB for the NULL stream, one per fire-and-forget launch, and
+// one per parent for its tail launches, which are held until the parent's
+// TBs and its other children are done. A grid is complete, and leaves the
+// head of its stream, only when its TBs and all its children are.
+//
 // The thesis's scheduling framework (chapter 5.2.3) maps onto this: command
 // buffers are the stream queues, the active queue and Kernel Status Register
 // Table are the active kernels (Running), the SM Status Table is
@@ -40,6 +47,7 @@
 #include <vector>
 
 #include "gpumux/core/engine.h"
+#include "gpumux/exec/device_launch.h"
 #include "gpumux/frontend/frontend_params.h"
 #include "gpumux/frontend/sharing_policy.h"
 #include "gpumux/sm/kernel_instance.h"
@@ -57,6 +65,12 @@ struct KernelRecord {
   uint64_t warp_insts = 0;  // issued by the launch on all SMs (set at completion)
   uint64_t thread_insts = 0;  // their active threads (set at completion)
   Cycle enqueued = 0, activated = 0, first_tb = 0, finished = 0;
+  // Device-side launch: the parent's record (kNoParent: launched by the
+  // host) and the nesting depth (0: host launch). A parent's `finished` is
+  // when its last child finished.
+  static constexpr size_t kNoParent = SIZE_MAX;
+  size_t parent = kNoParent;
+  uint32_t depth = 0;
   bool done = false;
   // The launch's device fault (its TBs were aborted; copied from
   // sm::KernelInstance::fault at completion).
@@ -142,6 +156,12 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   // launch path is modeled before they are queued).
   size_t enqueue(std::unique_ptr<sm::KernelInstance> k, uint32_t stream, std::string name,
                  std::optional<Cycle> launch_latency = std::nullopt);
+  // Queues `k`, a child grid launched device-side by TB `parent_tb` of the
+  // running launch whose functional grid is `parent`, into `stream`
+  // (exec/device_launch.h), after frontend.device_launch_latency. The child
+  // has the parent's priority. Returns its index in records().
+  size_t enqueue_child(std::unique_ptr<sm::KernelInstance> k, const exec::GridLaunch& parent, uint64_t parent_tb,
+                       exec::DeviceStream stream, std::string name);
   // No queued or running kernel of `app`.
   bool app_idle(uint32_t app) const;
   const std::vector<KernelRecord>& records() const { return records_; }
@@ -183,6 +203,15 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
     Cycle launch_latency = 0;
     bool active = false;
     std::deque<sm::PreemptedTb> preempted;  // Preempted TB Queue: placed again first
+    // Device-side launch: the launching grid (alive until this child
+    // completes), the children not yet complete (held tail launches
+    // included), the tail launches held until the TBs and other children are
+    // done, each launching TB's NULL stream, and whether all TBs have ended.
+    Running* parent = nullptr;
+    uint32_t children = 0;
+    std::vector<Running> tails;
+    std::map<uint64_t, uint32_t> block_streams;
+    bool grid_done = false;
     // TBs the launch runs in all: a faulted launch dispatches no more.
     uint64_t tbs_to_run() const { return kernel->fault ? next_tb : kernel->grid.num_tbs(); }
     bool tbs_left() const { return next_tb < tbs_to_run() || !preempted.empty(); }
@@ -198,9 +227,19 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   bool place_one(Running& r, sm::Sm& s, Cycle now, uint64_t& tb);
   void repartition();
   Running& running(const sm::KernelInstance& k);
-  // A TB of r is done (finished, aborted or dropped); after its last, ends
-  // the launch (destroying r) and returns true.
+  // A TB of r is done (finished, aborted or dropped); after its last,
+  // removes r from the active kernels and returns true. The launch then ends
+  // (destroying r) unless children of it are still to complete.
   bool count_done(Running& r, Cycle now);
+  // Ends the launch: its record, listeners, the next kernel of its stream; a
+  // parent whose last child this was ends too.
+  void retire(Running& r, Cycle now);
+  // r's TBs are done and it has no children left but held tail launches:
+  // queues those, or ends r if there are none.
+  void children_done(Running& r, Cycle now);
+  // A new record for `k` (counted as pending for its application).
+  size_t add_record(const sm::KernelInstance& k, uint32_t stream, std::string name, Cycle now);
+  void push(Running r, StreamId s, Cycle now);
 
   // Preemption (tb_dispatcher_preempt.cpp).
   // Preempts, on every SM some kernel may place TBs on, the TBs other
@@ -225,6 +264,10 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   std::vector<KernelRecord> records_;
   std::vector<uint32_t> pending_per_app_;  // queued or running kernels
   size_t next_sm_ = 0;
+  uint32_t next_device_stream_ = kDeviceStreamBase;
+  // Device streams are numbered from here (host streams count from 0, event
+  // kernels' from 1 << 24).
+  static constexpr uint32_t kDeviceStreamBase = 1u << 31;
   TbEventSink* sink_ = nullptr;
   ActivationListener* activation_listener_ = nullptr;
   CompletionListener* completion_listener_ = nullptr;

@@ -1,11 +1,12 @@
 #include "gpumux/runtime/functional_backend.h"
 
+#include "gpumux/exec/builtins/services.h"
+#include "gpumux/exec/device_launch.h"
 #include "gpumux/exec/loaded_module.h"
-#include "gpumux/exec/thread_block.h"
 
 namespace gpumux::runtime {
 
-void FunctionalBackend::launch(Launch& l) {
+exec::GridLaunch FunctionalBackend::make_grid(Launch& l) {
   exec::GridLaunch g;
   g.module = &l.kernel->module();
   g.kernel = l.kernel->index();
@@ -18,11 +19,44 @@ void FunctionalBackend::launch(Launch& l) {
   g.grid_id = next_grid_id_++;
   g.num_sms = num_sms_;
   g.max_local_per_thread = l.ctx->device().limits().max_local_bytes_per_thread;
-  if (observer_) return run_observed(*l.ctx, l.stream, g);
-  for (uint64_t t = 0; t < g.num_tbs(); ++t) {
-    exec::ThreadBlock tb(g, g.tb_coords(t), uint32_t(t % num_sms_));
-    warp_insts_ += tb.run_to_completion();
+  return g;
+}
+
+void FunctionalBackend::launch(Launch& l) {
+  try {
+    run_grid(*l.ctx, l.stream, make_grid(l));
+  } catch (...) {
+    // A fault ends the whole launch tree: its queued children never run.
+    children_.clear();
+    l.ctx->builtin_services().pending_launches = 0;
+    throw;
   }
+}
+
+std::string FunctionalBackend::launch_from_device(Launch& l, const exec::DeviceLaunchRequest& r) {
+  Child c{make_grid(l), r.stream == exec::DeviceStream::TailLaunch};
+  c.grid.depth = r.parent->depth + 1;
+  children_[r.parent->grid_id].push_back(std::move(c));
+  return {};
+}
+
+void FunctionalBackend::run_grid(const Context& ctx, Stream s, const exec::GridLaunch& g) {
+  if (observer_) {
+    run_observed(ctx, s, g);
+  } else {
+    for (uint64_t t = 0; t < g.num_tbs(); ++t) {
+      exec::ThreadBlock tb(g, g.tb_coords(t), uint32_t(t % num_sms_));
+      warp_insts_ += tb.run_to_completion();
+    }
+  }
+  auto node = children_.extract(g.grid_id);
+  if (node.empty()) return;
+  for (bool tails : {false, true})
+    for (const Child& c : node.mapped())
+      if (c.tail == tails) {
+        run_grid(ctx, s, c.grid);
+        --g.builtins->pending_launches;
+      }
 }
 
 void FunctionalBackend::run_observed(const Context& ctx, Stream s, const exec::GridLaunch& g) {

@@ -11,6 +11,7 @@
 #include "gpumux/exec/address_space.h"
 #include "gpumux/exec/builtins/services.h"
 #include "gpumux/exec/loaded_module.h"
+#include "gpumux/runtime/device_launches.h"
 #include "gpumux/runtime/functional_backend.h"
 
 namespace gpumux::runtime {
@@ -88,6 +89,8 @@ Context::Context(Device& dev, uint32_t id, uint32_t app, std::string name)
       mem_(std::make_unique<exec::AddressSpace>()),
       builtins_(std::make_unique<exec::BuiltinServices>()) {
   event_times_.push_back(0.0);  // event 0 is unused
+  device_launches_ = std::make_unique<DeviceLaunches>(*this);
+  builtins_->launcher = device_launches_.get();
 }
 Context::~Context() = default;
 

@@ -36,6 +36,7 @@ namespace gpumux::exec {
 class AddressSpace;
 class BuiltinServices;
 class LoadedModule;
+struct DeviceLaunchRequest;
 struct GridLaunch;
 class ThreadBlock;
 class Warp;
@@ -322,6 +323,10 @@ class Context {
   struct EventKernel;
   std::vector<std::shared_ptr<EventKernel>> event_kernels_;  // shared: EventKernel is private to events.cpp
   const EventKernel& event_kernel(const Doorbell& d) const;
+  // Device-side launch (device_launch.cpp): the context is its kernels' DeviceLauncher.
+  class DeviceLaunches;
+  friend class DeviceLaunches;
+  std::unique_ptr<DeviceLaunches> device_launches_;
   // Checks a launch's shape and arguments (ApiError); `what` names the call in messages.
   void check_launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, const char* what);
 };
@@ -343,6 +348,11 @@ class LaunchBackend {
     std::vector<uint8_t> params;  // packed parameter buffer
   };
   virtual void launch(Launch& l) = 0;
+  // A child grid launched by a running kernel (dynamic parallelism,
+  // exec/device_launch.h), already checked like a host launch. Returns an
+  // empty string, or why the backend cannot launch it (the launching thread
+  // faults). Default: device-side launch is not supported.
+  virtual std::string launch_from_device(Launch& l, const exec::DeviceLaunchRequest& r);
   // An event kernel as registered (runtime/events.h).
   struct RegisteredEvent {
     Context* ctx;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gpumux/exec/device_launch.h"
 #include "gpumux/exec/loaded_module.h"
 #include "gpumux/frontend/policies/common.h"
 
@@ -32,6 +33,19 @@ void TimingBackend::launch(Launch& l) {
   throw_if_faulted(*l.ctx);
   auto k = make_kernel(l);
   launches_[l.ctx].push_back(gpu_.dispatcher().enqueue(std::move(k), l.stream.id, l.kernel->name()));
+}
+
+std::string TimingBackend::launch_from_device(Launch& l, const exec::DeviceLaunchRequest& r) {
+  std::unique_ptr<sm::KernelInstance> k;
+  try {
+    k = make_kernel(l);
+  } catch (const ApiError& e) {
+    return e.what();
+  }
+  k->grid.depth = r.parent->depth + 1;
+  launches_[l.ctx].push_back(
+      gpu_.dispatcher().enqueue_child(std::move(k), *r.parent, r.parent_tb, r.stream, l.kernel->name()));
+  return {};
 }
 
 std::unique_ptr<sm::KernelInstance> TimingBackend::make_kernel(const Launch& l) {

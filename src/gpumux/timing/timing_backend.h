@@ -47,6 +47,8 @@ class TimingBackend : public runtime::LaunchBackend {
   ~TimingBackend() override;
 
   void launch(Launch& l) override;
+  // A child grid queued in the front end (TbDispatcher::enqueue_child).
+  std::string launch_from_device(Launch& l, const exec::DeviceLaunchRequest& r) override;
   // Event kernels on the GPU's EventEngine (docs/edge.md).
   uint32_t register_event(const RegisteredEvent& e) override;
   void unregister_event(runtime::Context& ctx, uint32_t id) override;

@@ -27,6 +27,15 @@ uint64_t BuiltinCall::arg(size_t i, unsigned lane) const {
   return v;
 }
 
+void BuiltinCall::arg_bytes(size_t i, unsigned lane, void* dst, uint64_t bytes) const {
+  const ptx::Operand& a = in_.call_args[i];
+  const uint8_t* p = nullptr;
+  if (a.kind == ptx::OperandKind::Symbol && a.scope == ptx::SymScope::Local && callee_.params[i].size >= bytes)
+    p = ctx_.warp->param_ptr(lane, symbol_address(*ctx_.warp, a), bytes);
+  if (!p) fault(fmt::format("argument {} of {} is not a {}-byte .param variable", i, callee_.name, bytes), lane);
+  std::memcpy(dst, p, bytes);
+}
+
 void BuiltinCall::set_result(unsigned lane, uint64_t value) const {
   if (in_.call_rets.empty() || callee_.rets.empty()) return;
   const ptx::Operand& r = in_.call_rets[0];

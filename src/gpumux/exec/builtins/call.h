@@ -21,6 +21,9 @@ class BuiltinCall {
 
   // Argument i for `lane`, zero-extended to 64 bits.
   uint64_t arg(size_t i, unsigned lane) const;
+  // The `bytes` bytes of aggregate argument i (a .param array such as a
+  // dim3) for `lane`; faults unless the argument is a .param variable that large.
+  void arg_bytes(size_t i, unsigned lane, void* dst, uint64_t bytes) const;
   // Writes the return value of `lane` (nothing if the call takes none).
   void set_result(unsigned lane, uint64_t value) const;
 
@@ -34,6 +37,7 @@ class BuiltinCall {
   // The application's printf sink and heap; faults if the launch has none.
   BuiltinServices& services() const;
   AddressSpace& memory() const;
+  const ptx::Function& callee() const { return callee_; }
   [[noreturn]] void fault(const std::string& reason, unsigned lane) const { ctx_.fault(reason, lane); }
 
  private:

@@ -9,5 +9,7 @@ void vprintf_builtin(StepContext& c, const ptx::Instruction& in);
 void assertfail_builtin(StepContext& c, const ptx::Instruction& in);
 void malloc_builtin(StepContext& c, const ptx::Instruction& in);
 void free_builtin(StepContext& c, const ptx::Instruction& in);
+void get_parameter_buffer_builtin(StepContext& c, const ptx::Instruction& in);
+void launch_device_builtin(StepContext& c, const ptx::Instruction& in);
 
 }  // namespace gpumux::exec

@@ -14,6 +14,9 @@ constexpr std::array kBuiltins = {
     Builtin{"__assertfail", &assertfail_builtin, 5, false},  // (msg, file, line, func, charSize)
     Builtin{"malloc", &malloc_builtin, 1, true},          // (size) -> pointer
     Builtin{"free", &free_builtin, 1, false},             // (pointer)
+    // Device-side launch (device_launch.cpp): (kernel, grid, block, shmem) -> buffer; (buffer, stream) -> error
+    Builtin{"__cudaCDP2GetParameterBufferV2", &get_parameter_buffer_builtin, 4, true},
+    Builtin{"__cudaCDP2LaunchDeviceV2", &launch_device_builtin, 2, true},
 };
 
 }  // namespace

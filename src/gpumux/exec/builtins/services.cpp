@@ -36,4 +36,22 @@ bool BuiltinServices::heap_release(AddressSpace& mem, uint64_t addr) {
   return true;
 }
 
+uint64_t BuiltinServices::new_parameter_buffer(AddressSpace& mem, const ParameterBuffer& b, uint64_t bytes) {
+  const uint64_t addr = mem.allocate(std::max<uint64_t>(bytes, 1), "device launch parameter buffer");
+  parameter_buffers_.emplace(addr, std::make_pair(b, bytes));
+  return addr;
+}
+
+bool BuiltinServices::take_parameter_buffer(AddressSpace& mem, uint64_t addr, ParameterBuffer& b,
+                                            std::vector<uint8_t>& bytes) {
+  auto it = parameter_buffers_.find(addr);
+  if (it == parameter_buffers_.end()) return false;
+  b = it->second.first;
+  bytes.resize(it->second.second);
+  if (!bytes.empty()) mem.read(addr, bytes.data(), bytes.size());
+  parameter_buffers_.erase(it);
+  mem.release(addr);
+  return true;
+}
+
 }  // namespace gpumux::exec
