@@ -44,6 +44,7 @@ const std::vector<Build> kBuilds = {
     {"thrust_sort", "thrust_sort", ""},
     {"vector_add_uncompressed", "vector_add_streams", "-compress-mode=none"},
     {"vector_add_per_thread", "vector_add_streams", "--default-stream per-thread"},
+    {"dynamic_parallelism", "dynamic_parallelism", "-rdc=true"},
 };
 
 class CudaPrograms : public ::testing::Test {
@@ -105,6 +106,13 @@ TEST_F(CudaPrograms, MemoryCopiesMemsetsAndManagedMemory) { expect_pass("memory_
 TEST_F(CudaPrograms, DevicePropertiesOfTheSimulatedGpu) { expect_pass("device_props", "16 gtx980"); }
 TEST_F(CudaPrograms, ErrorPathsReportTheCudaErrorsOfARealGpu) { expect_pass("error_paths"); }
 
+// Relocatable device code: the PTX comes from the linked object's fat binary.
+TEST_F(CudaPrograms, DynamicParallelismWithRelocatableDeviceCode) {
+  std::string out;
+  EXPECT_EQ(exec("dynamic_parallelism", "", out), 0) << out;
+  EXPECT_NE(out.find("PASS dynamic_parallelism"), std::string::npos) << out;
+  EXPECT_NE(out.find("child grids, depth 1"), std::string::npos) << out;  // the summary's children
+}
 TEST_F(CudaPrograms, ThrustSortTransformReduce) { expect_pass("thrust_sort"); }
 
 TEST_F(CudaPrograms, TimelineShowsKernelsPerStreamAndCopies) {

@@ -1,6 +1,7 @@
 #include "gpumux/cudart/fatbin.h"
 
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -76,16 +77,11 @@ std::string decompress(const Entry& e) {
 
 }  // namespace
 
-std::string ptx_from_fatbin(const void* wrapper) {
-  const auto* w = static_cast<const FatbinWrapper*>(wrapper);
-  if (w->magic != kWrapperMagic)
-    throw LoadError(fmt::format("fat binary wrapper: bad magic 0x{:x} (expected 0x{:x})", uint32_t(w->magic),
-                                uint32_t(kWrapperMagic)));
-  if (w->version != 1)
-    throw LoadError(fmt::format("fat binary wrapper version {}: relocatable device code (nvcc -rdc=true) is not "
-                                "supported; build without -rdc",
-                                w->version));
-  std::vector<Entry> entries = entries_of(reinterpret_cast<const uint8_t*>(w->data));
+namespace {
+
+// The PTX of one fat binary (the entry of the highest SM arch).
+std::string ptx_of(const uint8_t* fatbin) {
+  std::vector<Entry> entries = entries_of(fatbin);
   const Entry* best = nullptr;
   std::string archs;
   for (const Entry& e : entries) {
@@ -100,6 +96,43 @@ std::string ptx_from_fatbin(const void* wrapper) {
   // The payload is NUL-padded to its stored size.
   ptx.resize(strnlen(ptx.data(), ptx.size()));
   return ptx;
+}
+
+// NVIDIA's device runtime library (libcudadevrt, linked into every -rdc
+// program) defines the device-side launch calls that gpumux's built-ins
+// implement (exec/builtins/device_launch.cpp); its object is not loaded.
+bool is_device_runtime(const std::string& ptx) {
+  constexpr std::string_view kName = "__cudaCDP2LaunchDeviceV2";
+  for (size_t at = ptx.find(kName); at != std::string::npos; at = ptx.find(kName, at + 1)) {
+    const size_t line = ptx.rfind('\n', at) + 1;  // npos + 1 == 0: the first line
+    if (std::string_view(ptx).substr(line, at - line).starts_with(".visible .func")) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string ptx_from_fatbin(const void* wrapper) {
+  const auto* w = static_cast<const FatbinWrapper*>(wrapper);
+  if (w->magic != kWrapperMagic)
+    throw LoadError(fmt::format("fat binary wrapper: bad magic 0x{:x} (expected 0x{:x})", uint32_t(w->magic),
+                                uint32_t(kWrapperMagic)));
+  if (w->version == 1) return ptx_of(reinterpret_cast<const uint8_t*>(w->data));
+  if (w->version != 2) throw LoadError(fmt::format("fat binary wrapper version {} is unknown", w->version));
+  // Relocatable device code (nvcc -rdc=true): the device-linked fat binary
+  // is empty for a PTX-only build; the PTX is in the fat binaries of the
+  // linked objects, a null-terminated array.
+  std::vector<std::string> objects;
+  for (auto* const* fb = static_cast<const uint8_t* const*>(w->filename_or_fatbins); fb && *fb; ++fb) {
+    std::string ptx = ptx_of(*fb);
+    if (!is_device_runtime(ptx)) objects.push_back(std::move(ptx));
+  }
+  if (objects.size() != 1)
+    throw LoadError(fmt::format("relocatable device code (nvcc -rdc=true) from {} objects: gpumux loads one PTX "
+                                "module per program and does not link device code across objects; put the "
+                                "device code in one .cu file",
+                                objects.size()));
+  return std::move(objects.front());
 }
 
 }  // namespace gpumux::cudart

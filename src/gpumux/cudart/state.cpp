@@ -246,7 +246,7 @@ void write_timeline(timing::TimingBackend& tb, const char* path) {
   std::string process = program_invocation_short_name;
   for (const auto& k : tb.kernels()) {
     if (!k.done) continue;
-    t.span(t.track(process, fmt::format("stream {}", k.stream)), demangled(k.name), double(k.activated) / mhz,
+    t.span(t.track(process, frontend::queue_label(k)), demangled(k.name), double(k.activated) / mhz,
            double(k.cycles()) / mhz,
            {{"launch", k.id}, {"tbs", k.tbs}, {"warp_insts", k.warp_insts}, {"fault", bool(k.fault)}});
   }
@@ -280,7 +280,7 @@ void Runtime::write_summary() const {
                program_invocation_short_name, config_.gpu.name, config_.gpu.num_sms, tb.kernels().size(),
                tb.busy_cycles(), tb.now_ms(), tb.warp_instructions());
     for (const auto& k : tb.kernels())
-      fmt::print(stderr, "gpumux:   stream {:<3} {:>6} TBs {:>10} cycles  {}{}\n", k.stream, k.tbs,
+      fmt::print(stderr, "gpumux:   {:<10} {:>6} TBs {:>10} cycles  {}{}\n", frontend::queue_label(k), k.tbs,
                  k.done ? k.cycles() : 0, shortened(demangled(k.name)),
                  k.fault ? "  (device fault)" : k.done ? "" : "  (not finished)");
   }

@@ -86,6 +86,10 @@ struct KernelRecord {
   double ipc() const { return finished > first_tb ? double(warp_insts) / double(finished - first_tb) : 0.0; }
 };
 
+// Where a launch was queued, for reports and timelines: "stream N" for a
+// host launch, "child grids, depth D" for a device-side launch.
+std::string queue_label(const KernelRecord& r);
+
 // One preemption: TBs of one kernel taken back from one SM, in core cycles.
 struct PreemptionRecord {
   uint32_t sm = 0, kernel = 0, app = 0;

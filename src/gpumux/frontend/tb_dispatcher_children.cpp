@@ -3,9 +3,16 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "gpumux/frontend/tb_dispatcher.h"
 
 namespace gpumux::frontend {
+
+std::string queue_label(const KernelRecord& r) {
+  return r.parent == KernelRecord::kNoParent ? fmt::format("stream {}", r.stream)
+                                             : fmt::format("child grids, depth {}", r.depth);
+}
 
 size_t TbDispatcher::enqueue_child(std::unique_ptr<sm::KernelInstance> k, const exec::GridLaunch& parent,
                                    uint64_t parent_tb, exec::DeviceStream stream, std::string name) {

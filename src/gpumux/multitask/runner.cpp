@@ -61,9 +61,9 @@ void add_app_tracks(stats::Timeline& t, const RunResult& r, double mhz) {
   for (const frontend::KernelRecord& k : r.kernels) {
     if (!k.done || k.app >= r.apps.size()) continue;
     std::string process = fmt::format("app {}: {}", k.app, r.apps[k.app].name);
-    uint32_t track = t.track(process, "kernels");
+    uint32_t track = t.track(process, k.depth ? frontend::queue_label(k) : "kernels");
     t.span(track, k.name, double(k.activated) / mhz, double(k.finished - k.activated) / mhz,
-           {{"launch", k.id}, {"tbs", k.tbs}, {"warp_insts", k.warp_insts}, {"ipc", k.ipc()},
+           {{"launch", k.id}, {"tbs", k.tbs}, {"depth", k.depth}, {"warp_insts", k.warp_insts}, {"ipc", k.ipc()},
             {"queued_at_us", double(k.enqueued) / mhz}, {"fault", bool(k.fault)}});
   }
   for (const frontend::CopyRecord& c : r.copies) {
