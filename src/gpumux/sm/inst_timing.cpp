@@ -107,7 +107,9 @@ InstTiming classify_by_unit(const ptx::Instruction& in, const SmParams& p) {
         t.async_copy = true;
       } else {
         set(Unit::Branch, l.branch, ii.branch,
-            in.async == ptx::AsyncOp::Commit ? InstKind::Alu : InstKind::AsyncWait);
+            in.async == ptx::AsyncOp::Commit ? InstKind::AsyncCommit : InstKind::AsyncWait);
+        if (in.async == ptx::AsyncOp::WaitGroup)
+          t.async_keep = uint8_t(std::min<uint64_t>(uint64_t(in.ops[0].imm), kAsyncWaitAll - 1));
       }
       return t;
     case Opcode::Mma:

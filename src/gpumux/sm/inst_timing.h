@@ -34,7 +34,12 @@ enum class InstKind : uint8_t {
   Fence,    // membar/fence: waits for the warp's outstanding stores
   Control,  // bra/call/ret/exit...
   AsyncWait,  // cp.async.wait_group/wait_all/mbarrier.arrive: issues once the warp's copies completed
+  AsyncCommit,  // cp.async.commit_group: closes the warp's open group of copies (else like Alu)
 };
+
+// InstTiming::async_keep of an AsyncWait that waits for every copy and store
+// of the warp (wait_all, cp.async.mbarrier.arrive).
+inline constexpr uint8_t kAsyncWaitAll = 0xff;
 
 struct InstTiming {
   Unit unit = Unit::Int;
@@ -45,6 +50,9 @@ struct InstTiming {
   bool texture = false;       // tex/tld4/suld/sust: the memory path plus the texture unit's latency
   bool builtin_call = false;  // calls a device-side builtin (printf, malloc): a side effect outside the TB
   bool async_copy = false;    // cp.async: a global read that completes like a store (no register result)
+  // AsyncWait: cp.async.wait_group N lets the newest N committed groups stay
+  // pending (N saturates at 254); kAsyncWaitAll: waits for all.
+  uint8_t async_keep = kAsyncWaitAll;
   uint32_t regs = 0;  // first RegRef in the module's pool: sources, then destinations
 };
 

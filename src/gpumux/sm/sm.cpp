@@ -215,6 +215,8 @@ void Sm::init_warp_slot(uint16_t slot, uint8_t sub_core, exec::Warp& xw, uint16_
   w.fetch_ready = now + p_.fetch_latency + (held ? 0 : p_.tb_launch_latency);  // a resumed TB was set up before
   w.pending_stores = 0;
   w.mem_ops_used = 0;
+  w.async_pending.assign(1, 0);
+  w.async_front = w.async_open = 0;
   const ptx::Function& fn = k.grid.function();
   w.reg_ready.assign(fn.num_regs, 0);
   w.pred_ready.assign(fn.num_preds, 0);
@@ -264,12 +266,20 @@ void Sm::compute_ready(WarpSlot& w, Cycle) {
   };
   check(mt.sources(t));
   check(mt.destinations(t));
-  if (t.kind == InstKind::AsyncWait && w.pending_stores > 0) {
-    r = kNever;  // the completion of the warp's last copy (or store) recomputes readiness
+  if (t.kind == InstKind::AsyncWait &&
+      (t.async_keep == kAsyncWaitAll ? w.pending_stores > 0 : w.async_front + t.async_keep < w.async_open)) {
+    r = kNever;  // the completion of a copy (or store) recomputes readiness
     mem = true;
   }
   w.ready_at = r;
   w.waits_memory = mem;
+}
+
+void Sm::trim_async_groups(WarpSlot& w) {
+  while (w.async_front != w.async_open && w.async_pending.front() == 0) {
+    w.async_pending.pop_front();
+    ++w.async_front;
+  }
 }
 
 bool Sm::lsu_has_room(Cycle now) const {
@@ -433,6 +443,11 @@ void Sm::issue(WarpSlot& w, uint16_t slot, Cycle now) {
     for (RegRef d : w.kernel->timing->destinations(t)) scoreboard_slot(w, d) = now + t.latency;
     // A device-function builtin (printf, malloc) acts outside the TB: it can no longer be flushed.
     if (t.builtin_call) tbs_[w.tb].side_effects = true;
+    if (t.kind == InstKind::AsyncCommit) {
+      ++w.async_open;
+      w.async_pending.push_back(0);
+      trim_async_groups(w);
+    }
     xw.step();
   }
   engine().note_progress();

@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -170,6 +171,8 @@ class Sm : public Component, public mem::MemSink {
     uint8_t num_regs = 0;
     bool is_store = false;
     uint16_t extra_latency = 0;      // the texture unit's, for texture and surface instructions
+    bool async_copy = false;         // cp.async, of commit group async_group
+    uint32_t async_group = 0;
     std::array<uint32_t, 4> regs{};  // absolute scoreboard slots (kPredBit for predicates)
   };
 
@@ -189,6 +192,12 @@ class Sm : public Component, public mem::MemSink {
     uint32_t pending_stores = 0;  // instructions whose write acknowledgements are missing
     std::vector<Cycle> reg_ready, pred_ready;  // scoreboard: by frame base + index
     std::vector<MemOp> mem_ops;
+    // cp.async commit groups, numbered in commit order: the outstanding
+    // copies of each group from async_front (the oldest with copies left,
+    // or the open group) to async_open (the group new copies join).
+    // cp.async.wait_group N waits while async_front + N < async_open.
+    std::deque<uint32_t> async_pending;
+    uint32_t async_front = 0, async_open = 0;
   };
 
   // Where a TB is in the preemption protocol.
@@ -285,6 +294,8 @@ class Sm : public Component, public mem::MemSink {
 
   // Issue.
   void compute_ready(WarpSlot& w, Cycle now);
+  // Drops complete commit groups from the front of w's (cp.async.wait_group).
+  static void trim_async_groups(WarpSlot& w);
   bool lsu_has_room(Cycle now) const;
   // Whether warp `w` of sub-core `sc` can issue at `now` (as a scan finds it).
   bool can_issue(const SubCore& sc, const WarpSlot& w, Cycle now) const;

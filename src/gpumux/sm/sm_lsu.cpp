@@ -100,6 +100,11 @@ void Sm::issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now
   // cp.async: its data lands in shared memory, so the warp waits for it like
   // for a store's acknowledgement (wait_group, wait_all, fences).
   op.is_store = a.is_store || t.async_copy;
+  op.async_copy = t.async_copy;
+  if (t.async_copy) {
+    op.async_group = w.async_open;
+    ++w.async_pending.back();
+  }
   op.extra_latency = t.texture ? uint16_t(p_.latency.texture) : 0;
   op.num_regs = 0;
   for (RegRef d : dsts) {
@@ -180,6 +185,10 @@ void Sm::accept(const mem::MemRequest& r) {
     if (abs < v.size()) v[abs] = arrival;
   }
   w.mem_ops_used &= ~(1u << op_index);
+  if (op.async_copy) {
+    --w.async_pending[op.async_group - w.async_front];
+    trim_async_groups(w);
+  }
   if (op.is_store && --w.pending_stores == 0 && w.block == Block::Fence) w.block = Block::None;
   if (w.block == Block::None) compute_ready(w, arrival);
   try_retire(slot);  // or, for a held warp, check whether its TB has quiesced
