@@ -4,8 +4,9 @@
 // a legal order of the asynchronous copy (its completion is only promised at
 // the matching wait). commit_group and wait_group/wait_all therefore have no
 // functional effect; the timing model charges the copies to the load/store
-// unit as global reads and holds wait_group, wait_all and
-// cp.async.mbarrier.arrive until the warp's copies have completed
+// unit as global reads, tracks each warp's commit groups, and holds
+// wait_group N until the groups older than the newest N have completed, and
+// wait_all and cp.async.mbarrier.arrive until all the warp's copies have
 // (sm/inst_timing.h, InstKind::AsyncWait).
 //
 // An mbarrier is a 64-bit shared-memory object whose layout the PTX ISA
