@@ -273,6 +273,9 @@ TEST(DeviceLaunch, TimingModelOrdersChildrenAndParents) {
   EXPECT_EQ(add.activated, sq.finished + timing::backend_of(*dev).gpu().config().frontend.device_launch_latency);
   EXPECT_EQ(pipe.finished, add.finished);
   EXPECT_EQ(ctx.builtin_services().pending_launches, 0u);
+  // Reports and timelines put children on their own rows.
+  EXPECT_EQ(frontend::queue_label(hist), "stream 0");
+  EXPECT_EQ(frontend::queue_label(sq), "child grids, depth 1");
 }
 
 // Pinned: the simulated cycles of a small device-side launch tree on gtx980
