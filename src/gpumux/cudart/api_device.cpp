@@ -159,6 +159,8 @@ cudaError_t cudaDeviceGetLimit(size_t* value, int limit) {
       *value = rt().ctx().builtin_services().heap_limit;
     else if (limit == cudaLimitStackSize)
       *value = rt().limits().max_local_bytes_per_thread;
+    else if (limit == cudaLimitDevRuntimePendingLaunchCount)
+      *value = rt().ctx().builtin_services().pending_launch_limit;
     else
       throw CudaError{cudaErrorUnsupportedLimit, fmt::format("limit {} is not supported", limit)};
   });
@@ -167,6 +169,8 @@ cudaError_t cudaDeviceSetLimit(int limit, size_t value) {
   return rt().call("cudaDeviceSetLimit", [&] {
     if (limit == cudaLimitMallocHeapSize)
       rt().ctx().set_device_heap_limit(value);
+    else if (limit == cudaLimitDevRuntimePendingLaunchCount)
+      rt().ctx().builtin_services().pending_launch_limit = uint32_t(std::min<size_t>(value, UINT32_MAX));
     else if (limit != cudaLimitStackSize && limit != cudaLimitPrintfFifoSize)  // both are fixed: hints
       throw CudaError{cudaErrorUnsupportedLimit, fmt::format("limit {} is not supported", limit)};
   });

@@ -254,6 +254,7 @@ enum : int {
   cudaLimitStackSize = 0,
   cudaLimitPrintfFifoSize = 1,
   cudaLimitMallocHeapSize = 2,
+  cudaLimitDevRuntimePendingLaunchCount = 4,
 };
 
 enum cudaChannelFormatKind : int {
