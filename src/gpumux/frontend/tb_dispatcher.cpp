@@ -294,6 +294,7 @@ std::string TbDispatcher::describe_wait() const {
     s += fmt::format("{}app {} stream {}: {} queued; head {} {}: {}/{} TBs dispatched, {} done", s.empty() ? "" : "\n    ",
                      sid.first, sid.second, q.size(), r.kernel->label, r.active ? "active" : "waiting for launch",
                      r.next_tb, r.kernel->grid.num_tbs(), r.tbs_done);
+    if (r.children) s += fmt::format(", {} child grid(s) not complete", r.children);
   }
   // The partition as each active kernel sees it.
   for (const Running* r : active_) {
