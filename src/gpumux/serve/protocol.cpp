@@ -1,0 +1,169 @@
+#include "gpumux/serve/protocol.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace gpumux::serve {
+
+const char* op_name(Op op) {
+  static constexpr const char* kNames[] = {"Hello",        "LoadModule",  "Symbol",     "Malloc",
+                                           "Free",         "IsDevice",    "BytesAllocated", "Write",
+                                           "Read",         "Fill",        "Transfer",   "Launch",
+                                           "CreateStream", "CreateEvent", "Record",     "Synchronize",
+                                           "EventSynchronize", "EventElapsed", "HeapLimit", "SetHeapLimit",
+                                           "HostCompute",  "Reset",       "Goodbye"};
+  static_assert(std::size(kNames) == kLastOp);
+  uint32_t i = uint32_t(op);
+  return i >= 1 && i <= kLastOp ? kNames[i - 1] : "unknown";
+}
+
+Writer& Writer::raw(const void* p, size_t n) {
+  const auto* b = static_cast<const uint8_t*>(p);
+  data_.insert(data_.end(), b, b + n);
+  return *this;
+}
+
+Writer& Writer::bytes(const void* p, uint64_t n) {
+  u64(n);
+  return raw(p, n);
+}
+
+void Reader::raw(void* p, size_t n, const char* field) {
+  if (n > data_.size() - pos_)
+    throw ProtocolError(fmt::format("truncated message: field '{}' needs {} bytes, {} left", field, n,
+                                    data_.size() - pos_));
+  std::memcpy(p, data_.data() + pos_, n);
+  pos_ += n;
+}
+
+uint32_t Reader::u32(const char* field) {
+  uint32_t v;
+  raw(&v, sizeof v, field);
+  return v;
+}
+int32_t Reader::i32(const char* field) {
+  int32_t v;
+  raw(&v, sizeof v, field);
+  return v;
+}
+uint64_t Reader::u64(const char* field) {
+  uint64_t v;
+  raw(&v, sizeof v, field);
+  return v;
+}
+double Reader::f64(const char* field) {
+  double v;
+  raw(&v, sizeof v, field);
+  return v;
+}
+std::string Reader::str(const char* field) {
+  uint64_t n = u64(field);
+  if (n > data_.size() - pos_)
+    throw ProtocolError(fmt::format("truncated message: field '{}' of {} bytes, {} left", field, n, data_.size() - pos_));
+  std::string s(reinterpret_cast<const char*>(data_.data() + pos_), n);
+  pos_ += n;
+  return s;
+}
+
+void Reader::end(const char* what) const {
+  if (pos_ != data_.size())
+    throw ProtocolError(fmt::format("{}: {} unexpected trailing bytes", what, data_.size() - pos_));
+}
+
+namespace {
+
+struct Header {
+  uint32_t code, zero;
+  uint64_t length;
+};
+
+// 0: end of stream before any byte; 1: all read; throws on a torn read.
+int read_all(int fd, void* p, size_t n, bool eof_ok) {
+  auto* b = static_cast<uint8_t*>(p);
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::read(fd, b + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0 && errno != ECONNRESET) throw ProtocolError(fmt::format("read failed: {}", std::strerror(errno)));
+    if (r <= 0) {
+      if (got == 0 && eof_ok) return 0;
+      throw ProtocolError(fmt::format("connection closed in the middle of a message ({} of {} bytes)", got, n));
+    }
+    got += size_t(r);
+  }
+  return 1;
+}
+
+bool write_all(int fd, const void* p, size_t n) {
+  const auto* b = static_cast<const uint8_t*>(p);
+  while (n) {
+    ssize_t w = ::send(fd, b, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    b += w;
+    n -= size_t(w);
+  }
+  return true;
+}
+
+sockaddr_un unix_address(const std::string& path) {
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  if (path.empty() || path.size() >= sizeof a.sun_path)
+    throw ProtocolError(fmt::format("socket path '{}' is empty or longer than {} bytes", path, sizeof a.sun_path - 1));
+  std::memcpy(a.sun_path, path.data(), path.size());
+  return a;
+}
+
+}  // namespace
+
+bool send_frame(int fd, uint32_t code, const std::vector<uint8_t>& payload) {
+  Header h{code, 0, payload.size()};
+  return write_all(fd, &h, sizeof h) && write_all(fd, payload.data(), payload.size());
+}
+
+bool recv_frame(int fd, uint32_t& code, std::vector<uint8_t>& payload) {
+  Header h;
+  if (!read_all(fd, &h, sizeof h, true)) return false;
+  if (h.zero != 0 || h.length > kMaxPayload)
+    throw ProtocolError(fmt::format("invalid frame header (code {}, reserved {}, length {}; at most {})", h.code,
+                                    h.zero, h.length, kMaxPayload));
+  code = h.code;
+  payload.resize(h.length);
+  if (h.length) read_all(fd, payload.data(), h.length, false);
+  return true;
+}
+
+int connect_unix(const std::string& path) {
+  sockaddr_un a = unix_address(path);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    int e = errno;
+    ::close(fd);
+    errno = e;
+    return -1;
+  }
+  return fd;
+}
+
+int listen_unix(const std::string& path) {
+  sockaddr_un a = unix_address(path);
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error(fmt::format("socket: {}", std::strerror(errno)));
+  ::unlink(path.c_str());
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 64) != 0) {
+    int e = errno;
+    ::close(fd);
+    throw std::runtime_error(fmt::format("cannot listen on {}: {}", path, std::strerror(e)));
+  }
+  return fd;
+}
+
+}  // namespace gpumux::serve
