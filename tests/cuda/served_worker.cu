@@ -41,7 +41,11 @@ int main(int argc, char** argv) {
     smooth<<<(n + 127) / 128, 128>>>(a, b, n, 0.5f);
     CHECK_CUDA(cudaGetLastError());
     CHECK_CUDA(cudaDeviceSynchronize());
-    if (hang) pause();  // killed here by the test, its kernel done and its next request never sent
+    if (hang) {  // killed here by the test, its kernel done and its next request never sent
+      std::printf("served_worker %d: waiting to be killed\n", seed);
+      std::fflush(stdout);
+      pause();
+    }
     CHECK(gpumuxHostCompute);
     CHECK_CUDA(gpumuxHostCompute(2000.0));
     std::swap(a, b);
