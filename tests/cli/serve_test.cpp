@@ -48,6 +48,12 @@ TEST(ServeWorkload, AttachedAppsHaveANameAndTheKeysOfHowTheyRun) {
   EXPECT_FALSE(w.run.restart);  // a program runs once, as it was started
 }
 
+TEST(ServeWorkload, ExampleOfTheDocsLoads) {
+  auto w = gpumux::multitask::load_workload_file(std::string(GPUMUX_SOURCE_DIR) + "/configs/serve/four-programs.toml", true);
+  EXPECT_EQ(w.apps.size(), 4u);
+  EXPECT_EQ(w.policy, "smk-even");
+}
+
 TEST(ServeWorkload, RefusesKeysThatCannotApply) {
   EXPECT_NE(attached_error("[[app]]\nname = \"a\"\nbenchmark = \"sgemm\"\n").find("w.toml:3"), std::string::npos);
   EXPECT_NE(attached_error("[[app]]\nname = \"a\"\nbenchmark = \"sgemm\"\n").find("cannot apply"), std::string::npos);
