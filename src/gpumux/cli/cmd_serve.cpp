@@ -10,6 +10,7 @@
 // over the socket; when all have ended the summary is that of gpumux run,
 // with the isolated runs made by starting each program again, alone, against
 // a private socket with its own argv, folder and environment.
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,8 +68,9 @@ class AloneProgram {
     pid_ = fork();
     if (pid_ < 0) throw ApiError("fork failed");
     if (pid_ == 0) {  // its output would repeat the shared run's: only its errors are shown
-      if (chdir(h.cwd.c_str()) != 0) _exit(126);
-      if (FILE* null = std::freopen("/dev/null", "w", stdout); !null) _exit(126);
+      // Only async-signal-safe calls between fork and exec: the server has other threads.
+      int null = open("/dev/null", O_WRONLY);
+      if (chdir(h.cwd.c_str()) != 0 || null < 0 || dup2(null, STDOUT_FILENO) < 0) _exit(126);
       execvpe(argv[0], argv.data(), envp.data());
       _exit(127);
     }

@@ -42,26 +42,17 @@ void Reader::raw(void* p, size_t n, const char* field) {
   pos_ += n;
 }
 
-uint32_t Reader::u32(const char* field) {
-  uint32_t v;
+template <class T>
+T Reader::scalar(const char* field) {
+  T v;
   raw(&v, sizeof v, field);
   return v;
 }
-int32_t Reader::i32(const char* field) {
-  int32_t v;
-  raw(&v, sizeof v, field);
-  return v;
-}
-uint64_t Reader::u64(const char* field) {
-  uint64_t v;
-  raw(&v, sizeof v, field);
-  return v;
-}
-double Reader::f64(const char* field) {
-  double v;
-  raw(&v, sizeof v, field);
-  return v;
-}
+uint32_t Reader::u32(const char* field) { return scalar<uint32_t>(field); }
+int32_t Reader::i32(const char* field) { return scalar<int32_t>(field); }
+uint64_t Reader::u64(const char* field) { return scalar<uint64_t>(field); }
+double Reader::f64(const char* field) { return scalar<double>(field); }
+
 std::string Reader::str(const char* field) {
   uint64_t n = u64(field);
   if (n > data_.size() - pos_)

@@ -88,6 +88,8 @@ class Reader {
 
  private:
   void raw(void* p, size_t n, const char* field);
+  template <class T>
+  T scalar(const char* field);
   const std::vector<uint8_t>& data_;
   size_t pos_ = 0;
 };
