@@ -37,6 +37,7 @@ class CudaPrograms : public ::testing::Test {
         {"device_props", "device_props", "-arch=compute_80"},
         {"error_paths", "error_paths", "-arch=compute_80"},
         {"thrust_sort", "thrust_sort", "-arch=compute_80"},
+        {"texture_objects", "texture_objects", "-arch=compute_80"},
         {"vector_add_uncompressed", "vector_add_streams", "-arch=compute_80 -compress-mode=none"},
         {"vector_add_per_thread", "vector_add_streams", "-arch=compute_80 --default-stream per-thread"},
         // A fat binary with SASS only: no PTX for gpumux.
@@ -76,6 +77,7 @@ TEST_F(CudaPrograms, DevicePropertiesOfTheSimulatedGpu) { expect_pass("device_pr
 TEST_F(CudaPrograms, ErrorPathsReportTheCudaErrorsOfARealGpu) { expect_pass("error_paths"); }
 
 TEST_F(CudaPrograms, ThrustSortTransformReduce) { expect_pass("thrust_sort"); }
+TEST_F(CudaPrograms, ArraysTextureAndSurfaceObjects) { expect_pass("texture_objects"); }
 
 TEST_F(CudaPrograms, TimelineShowsKernelsPerStreamAndCopies) {
   std::string out, trace;

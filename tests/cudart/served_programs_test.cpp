@@ -42,7 +42,8 @@ struct ServeRun {
 class ServedPrograms : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    compile_log_ = gpumux::test::build_cuda_programs({{"served_worker", "served_worker", "-arch=compute_80"}});
+    compile_log_ = gpumux::test::build_cuda_programs({{"served_worker", "served_worker", "-arch=compute_80"},
+                                                      {"texture_objects", "texture_objects", "-arch=compute_80"}});
   }
   void SetUp() override {
 #ifdef GPUMUX_SANITIZED
@@ -53,12 +54,12 @@ class ServedPrograms : public ::testing::Test {
     ASSERT_EQ(compile_log_.find("nvcc failed"), std::string::npos) << compile_log_;
   }
 
-  // Serves programs w1..wN (served_worker with `args[i]`) under smk-even,
+  // Serves programs w1..wN (`program`, served_worker by default, with `args[i]`) under smk-even,
   // started in the order `start_order` (indices), the server's socket created
   // first; kill_app > 0: kills program w<kill_app> once it waits to be killed.
   static ServeRun serve(const std::string& tag, const std::vector<std::string>& args,
                         const std::vector<size_t>& start_order, const std::string& options = "",
-                        size_t kill_app = 0) {
+                        size_t kill_app = 0, const std::string& program = "served_worker") {
     fs::path dir = kCudaOut / "serve" / tag;
     fs::remove_all(dir);
     fs::create_directories(dir);
@@ -73,7 +74,7 @@ class ServedPrograms : public ::testing::Test {
         dir.string(), GPUMUX_BINARY, options);
     for (size_t i : start_order)
       script += fmt::format("GPUMUX_SERVER={0}/s.sock GPUMUX_APP=w{1} LD_LIBRARY_PATH={2}/cudart {3} {4} > {0}/w{1}.out & P{1}=$!; ",
-                            dir.string(), i + 1, GPUMUX_BUILD_DIR, (kCudaOut / "served_worker").string(), args[i]);
+                            dir.string(), i + 1, GPUMUX_BUILD_DIR, (kCudaOut / program).string(), args[i]);
     if (kill_app)  // once w<kill_app> waits (its first kernel done), kill it
       script += fmt::format("for t in $(seq 600); do grep -q waiting {0}/w{1}.out && break; sleep 0.05; done; "
                             "kill -9 $P{1}; ",
@@ -157,6 +158,13 @@ TEST_F(ServedPrograms, KilledProgramDetachesAndTheOthersFinish) {
   EXPECT_NE(killed.at("error").get<std::string>().find("detached"), std::string::npos) << killed;
   EXPECT_NE(r.server_log.find("w3 detached"), std::string::npos) << r.server_log;
   EXPECT_EQ(r.outputs[2].find("elements ok"), std::string::npos) << r.outputs[2];
+}
+
+// Arrays, textures and surfaces over the socket: the program's own checks pass.
+TEST_F(ServedPrograms, TextureAndSurfaceObjectsOfAnAttachedProgram) {
+  ServeRun r = serve("texture", {""}, {0}, "--no-baselines", 0, "texture_objects");
+  EXPECT_EQ(r.server_exit, 0) << r.summary << r.server_log;
+  EXPECT_NE(r.outputs[0].find("PASS texture_objects"), std::string::npos) << r.outputs[0] << r.server_log;
 }
 
 }  // namespace

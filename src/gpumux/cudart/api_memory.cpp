@@ -115,8 +115,7 @@ void* at(const cudaPitchedPtr& p, const cudaPos& pos) {
 
 void copy_3d(const cudaMemcpy3DParms* p) {
   null_check(p, "parameters");
-  if (p->srcArray || p->dstArray)
-    throw CudaError{cudaErrorNotSupported, "cudaMemcpy3D with CUDA arrays (gpumux copies pitched memory only)"};
+  if (p->srcArray || p->dstArray) return gpumux::cudart::copy_3d_array(*p);
   copy_box(at(p->dstPtr, p->dstPos), {p->dstPtr.pitch, p->dstPtr.ysize}, at(p->srcPtr, p->srcPos),
            {p->srcPtr.pitch, p->srcPtr.ysize}, p->extent.width, p->extent.height, p->extent.depth, p->kind);
 }

@@ -104,6 +104,22 @@ class LocalSession final : public Session {
   double event_elapsed_ms(runtime::Event a, runtime::Event b) override { return ctx_->event_elapsed_ms(a, b); }
   uint64_t heap_limit() override { return ctx_->builtin_services().heap_limit; }
   void set_heap_limit(uint64_t bytes) override { ctx_->set_device_heap_limit(bytes); }
+  uint64_t malloc_array(const exec::ArrayDesc& d) override { return ctx_->malloc_array(d); }
+  void free_array(uint64_t array) override { ctx_->free_array(array); }
+  void memcpy_to_array(uint64_t array, uint64_t x_bytes, uint32_t y, uint32_t z, const void* src, uint64_t pitch,
+                       uint64_t width_bytes, uint32_t height, uint32_t depth) override {
+    ctx_->memcpy_to_array(array, x_bytes, y, z, src, pitch, width_bytes, height, depth);
+  }
+  void memcpy_from_array(void* dst, uint64_t pitch, uint64_t array, uint64_t x_bytes, uint32_t y, uint32_t z,
+                         uint64_t width_bytes, uint32_t height, uint32_t depth) override {
+    ctx_->memcpy_from_array(dst, pitch, array, x_bytes, y, z, width_bytes, height, depth);
+  }
+  uint64_t create_texture(const exec::TextureResource& r, const exec::TextureDesc& d) override {
+    return ctx_->create_texture(r, d);
+  }
+  void destroy_texture(uint64_t texture) override { ctx_->destroy_texture(texture); }
+  uint64_t create_surface(uint64_t array) override { return ctx_->create_surface(array); }
+  void destroy_surface(uint64_t surface) override { ctx_->destroy_surface(surface); }
   void host_compute(double ns) override { ctx_->host_compute(ns); }
   void reset() override {
     std::string name = ctx_->name();

@@ -113,6 +113,57 @@ class RemoteSession final : public Session {
   }
   uint64_t heap_limit() override { return u64_reply(Op::HeapLimit, Writer()); }
   void set_heap_limit(uint64_t bytes) override { call(Op::SetHeapLimit, Writer().u64(bytes)); }
+  uint64_t malloc_array(const exec::ArrayDesc& d) override {
+    Writer w;
+    serve::put(w, d);
+    return u64_reply(Op::MallocArray, w);
+  }
+  void free_array(uint64_t array) override { call(Op::FreeArray, Writer().u64(array)); }
+  // An array copy is one request (its simulated transfer is one copy): at most kMaxChunk bytes.
+  static Writer array_box(uint64_t array, uint64_t x_bytes, uint32_t y, uint32_t z, uint64_t width_bytes,
+                          uint32_t height, uint32_t depth) {
+    if (width_bytes > serve::kMaxChunk || uint64_t(height) * depth > serve::kMaxChunk ||
+        width_bytes * height * depth > serve::kMaxChunk)
+      throw ApiError(fmt::format("an array copy of {} x {} x {} bytes: under gpumux serve at most {} bytes per call",
+                                 width_bytes, height, depth, serve::kMaxChunk));
+    Writer w;
+    w.u64(array).u64(x_bytes).u32(y).u32(z).u64(width_bytes).u32(height).u32(depth);
+    return w;
+  }
+  void memcpy_to_array(uint64_t array, uint64_t x_bytes, uint32_t y, uint32_t z, const void* src, uint64_t pitch,
+                       uint64_t width_bytes, uint32_t height, uint32_t depth) override {
+    Writer w = array_box(array, x_bytes, y, z, width_bytes, height, depth);
+    if (pitch < width_bytes) throw ApiError(fmt::format("source pitch {} < row width {}", pitch, width_bytes));
+    std::string rows;
+    for (uint64_t r = 0; r < uint64_t(height) * depth; ++r)
+      rows.append(static_cast<const char*>(src) + r * pitch, width_bytes);
+    call(Op::ToArray, w.str(rows));
+  }
+  void memcpy_from_array(void* dst, uint64_t pitch, uint64_t array, uint64_t x_bytes, uint32_t y, uint32_t z,
+                         uint64_t width_bytes, uint32_t height, uint32_t depth) override {
+    if (pitch < width_bytes) throw ApiError(fmt::format("destination pitch {} < row width {}", pitch, width_bytes));
+    std::vector<uint8_t> r = call(Op::FromArray, array_box(array, x_bytes, y, z, width_bytes, height, depth));
+    std::string rows;
+    try {
+      Reader in(r);
+      rows = in.str("rows");
+      in.end("FromArray reply");
+    } catch (const serve::ProtocolError& e) {
+      fail(e.what());
+    }
+    if (rows.size() != width_bytes * height * depth) fail("FromArray returned a wrong number of bytes");
+    for (uint64_t k = 0; k < uint64_t(height) * depth; ++k)
+      std::memcpy(static_cast<char*>(dst) + k * pitch, rows.data() + k * width_bytes, width_bytes);
+  }
+  uint64_t create_texture(const exec::TextureResource& r, const exec::TextureDesc& d) override {
+    Writer w;
+    serve::put(w, r);
+    serve::put(w, d);
+    return u64_reply(Op::CreateTexture, w);
+  }
+  void destroy_texture(uint64_t texture) override { call(Op::DestroyTexture, Writer().u64(texture)); }
+  uint64_t create_surface(uint64_t array) override { return u64_reply(Op::CreateSurface, Writer().u64(array)); }
+  void destroy_surface(uint64_t surface) override { call(Op::DestroySurface, Writer().u64(surface)); }
   void host_compute(double ns) override { call(Op::HostCompute, Writer().f64(ns)); }
   void reset() override {
     call(Op::Reset, Writer());

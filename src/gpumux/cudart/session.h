@@ -59,6 +59,17 @@ class Session {
   virtual double event_elapsed_ms(runtime::Event start, runtime::Event end) = 0;
   virtual uint64_t heap_limit() = 0;
   virtual void set_heap_limit(uint64_t bytes) = 0;
+  // CUDA arrays, texture and surface objects (runtime::Context's functions of the same names).
+  virtual uint64_t malloc_array(const exec::ArrayDesc& d) = 0;
+  virtual void free_array(uint64_t array) = 0;
+  virtual void memcpy_to_array(uint64_t array, uint64_t x_bytes, uint32_t y, uint32_t z, const void* src,
+                               uint64_t pitch, uint64_t width_bytes, uint32_t height, uint32_t depth) = 0;
+  virtual void memcpy_from_array(void* dst, uint64_t pitch, uint64_t array, uint64_t x_bytes, uint32_t y, uint32_t z,
+                                 uint64_t width_bytes, uint32_t height, uint32_t depth) = 0;
+  virtual uint64_t create_texture(const exec::TextureResource& r, const exec::TextureDesc& d) = 0;
+  virtual void destroy_texture(uint64_t texture) = 0;
+  virtual uint64_t create_surface(uint64_t array) = 0;
+  virtual void destroy_surface(uint64_t surface) = 0;
   // A declared CPU phase of `ns` simulated nanoseconds (gpumuxHostCompute).
   virtual void host_compute(double ns) = 0;
   // cudaDeviceReset: a fresh context without allocations, modules or faults.

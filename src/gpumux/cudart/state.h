@@ -128,4 +128,7 @@ class Runtime {
   std::vector<std::string> unimplemented_seen_;
 };
 
+// cudaMemcpy3D with a CUDA array on one side (api_texture.cpp).
+void copy_3d_array(const cudaMemcpy3DParms& p);
+
 }  // namespace gpumux::cudart

@@ -212,6 +212,62 @@ void ClientSession::handle(Op op, Reader& in, Writer& out) {
       streams_.clear();
       events_ = 0;
       return;
+    case Op::MallocArray: {
+      exec::ArrayDesc d = get_array_desc(in);
+      in.end("MallocArray");
+      out.u64(ctx.malloc_array(d));
+      return;
+    }
+    case Op::FreeArray: {
+      uint64_t a = in.u64("array");
+      in.end("FreeArray");
+      ctx.free_array(a);
+      return;
+    }
+    case Op::ToArray:
+    case Op::FromArray: {
+      uint64_t a = in.u64("array"), x = in.u64("x bytes");
+      uint32_t y = in.u32("y"), z = in.u32("z");
+      uint64_t width = in.u64("width bytes");
+      uint32_t height = in.u32("height"), depth = in.u32("depth");
+      if (width > kMaxChunk || uint64_t(height) * depth > kMaxChunk || width * height * depth > kMaxChunk)
+        throw ProtocolError(fmt::format("{} of {} x {} x {} bytes (at most {})", op_name(op), width, height, depth,
+                                        kMaxChunk));
+      const uint64_t bytes = width * height * depth;
+      if (op == Op::ToArray) {
+        std::string rows = in.str("rows");
+        in.end("ToArray");
+        if (rows.size() != bytes)
+          throw ProtocolError(fmt::format("ToArray: {} bytes for {} x {} x {}", rows.size(), width, height, depth));
+        ctx.memcpy_to_array(a, x, y, z, rows.data(), width, width, height, depth);
+      } else {
+        in.end("FromArray");
+        std::string rows(bytes, '\0');
+        ctx.memcpy_from_array(rows.data(), width, a, x, y, z, width, height, depth);
+        out.str(rows);
+      }
+      return;
+    }
+    case Op::CreateTexture: {
+      exec::TextureResource r = get_texture_resource(in);
+      exec::TextureDesc d = get_texture_desc(in);
+      in.end("CreateTexture");
+      out.u64(ctx.create_texture(r, d));
+      return;
+    }
+    case Op::CreateSurface: {
+      uint64_t a = in.u64("array");
+      in.end("CreateSurface");
+      out.u64(ctx.create_surface(a));
+      return;
+    }
+    case Op::DestroyTexture:
+    case Op::DestroySurface: {
+      uint64_t h = in.u64("handle");
+      in.end(op_name(op));
+      op == Op::DestroyTexture ? ctx.destroy_texture(h) : ctx.destroy_surface(h);
+      return;
+    }
     case Op::Hello:
     case Op::Goodbye:
       break;

@@ -17,7 +17,9 @@ const char* op_name(Op op) {
                                            "Read",         "Fill",        "Transfer",   "Launch",
                                            "CreateStream", "CreateEvent", "Record",     "Synchronize",
                                            "EventSynchronize", "EventElapsed", "HeapLimit", "SetHeapLimit",
-                                           "HostCompute",  "Reset",       "Goodbye"};
+                                           "HostCompute",  "Reset",       "Goodbye",    "MallocArray",
+                                           "FreeArray",    "ToArray",     "FromArray",  "CreateTexture",
+                                           "DestroyTexture", "CreateSurface", "DestroySurface"};
   static_assert(std::size(kNames) == kLastOp);
   uint32_t i = uint32_t(op);
   return i >= 1 && i <= kLastOp ? kNames[i - 1] : "unknown";
@@ -65,6 +67,81 @@ std::string Reader::str(const char* field) {
 void Reader::end(const char* what) const {
   if (pos_ != data_.size())
     throw ProtocolError(fmt::format("{}: {} unexpected trailing bytes", what, data_.size() - pos_));
+}
+
+namespace {
+
+// An enumerator read from the wire, checked against its last value.
+template <class E>
+E enumerator(Reader& in, const char* field, E last) {
+  uint32_t v = in.u32(field);
+  if (v > uint32_t(last)) throw ProtocolError(fmt::format("{} {} is out of range", field, v));
+  return E(v);
+}
+
+void put_format(Writer& w, const exec::ChannelFormat& f) { w.u32(f.channels).u32(f.bits).u32(uint32_t(f.kind)); }
+
+exec::ChannelFormat get_format(Reader& in) {
+  exec::ChannelFormat f;
+  uint32_t channels = in.u32("channels"), bits = in.u32("bits");
+  if (channels > 255 || bits > 255) throw ProtocolError(fmt::format("channel format {} x {} bits", channels, bits));
+  f.channels = uint8_t(channels);
+  f.bits = uint8_t(bits);
+  f.kind = enumerator(in, "channel kind", exec::ChannelKind::Float);
+  return f;  // the texture unit checks the combination (ApiError)
+}
+
+}  // namespace
+
+void put(Writer& w, const exec::ArrayDesc& d) {
+  put_format(w, d.format);
+  w.u32(d.width).u32(d.height).u32(d.depth).u32(d.layered).u32(d.cubemap);
+}
+
+exec::ArrayDesc get_array_desc(Reader& in) {
+  exec::ArrayDesc d;
+  d.format = get_format(in);
+  d.width = in.u32("width");
+  d.height = in.u32("height");
+  d.depth = in.u32("depth");
+  d.layered = enumerator(in, "layered", 1u) != 0;
+  d.cubemap = enumerator(in, "cubemap", 1u) != 0;
+  return d;
+}
+
+void put(Writer& w, const exec::TextureResource& r) {
+  w.u32(uint32_t(r.kind)).u64(r.array).u64(r.ptr);
+  put_format(w, r.format);
+  w.u64(r.size_bytes).u32(r.width).u32(r.height).u64(r.pitch);
+}
+
+exec::TextureResource get_texture_resource(Reader& in) {
+  exec::TextureResource r;
+  r.kind = enumerator(in, "resource kind", exec::ResourceKind::Pitch2D);
+  r.array = in.u64("array");
+  r.ptr = in.u64("pointer");
+  r.format = get_format(in);
+  r.size_bytes = in.u64("size");
+  r.width = in.u32("width");
+  r.height = in.u32("height");
+  r.pitch = in.u64("pitch");
+  return r;
+}
+
+void put(Writer& w, const exec::TextureDesc& d) {
+  for (exec::AddressMode m : d.address) w.u32(uint32_t(m));
+  w.u32(uint32_t(d.filter)).u32(uint32_t(d.read)).u32(d.normalized_coords);
+  for (float b : d.border) w.f64(b);
+}
+
+exec::TextureDesc get_texture_desc(Reader& in) {
+  exec::TextureDesc d;
+  for (exec::AddressMode& m : d.address) m = enumerator(in, "address mode", exec::AddressMode::Border);
+  d.filter = enumerator(in, "filter mode", exec::FilterMode::Linear);
+  d.read = enumerator(in, "read mode", exec::ReadMode::NormalizedFloat);
+  d.normalized_coords = enumerator(in, "normalized", 1u) != 0;
+  for (float& b : d.border) b = float(in.f64("border"));
+  return d;
 }
 
 namespace {

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "gpumux/exec/texture.h"
+
 namespace gpumux::serve {
 
 inline constexpr uint32_t kProtocolVersion = 1;
@@ -46,8 +48,16 @@ enum class Op : uint32_t {
   HostCompute,      // f64 ns: a declared CPU phase
   Reset,            // cudaDeviceReset: a fresh context
   Goodbye,          // the program exits normally
+  MallocArray,      // array desc -> u64 array
+  FreeArray,        // u64 array
+  ToArray,          // u64 array, u64 x bytes, u32 y, u32 z, u64 width bytes, u32 height, u32 depth, str rows (dense)
+  FromArray,        // u64 array, u64 x bytes, u32 y, u32 z, u64 width bytes, u32 height, u32 depth -> str rows
+  CreateTexture,    // texture resource, texture desc -> u64 texture
+  DestroyTexture,   // u64 texture
+  CreateSurface,    // u64 array -> u64 surface
+  DestroySurface,   // u64 surface
 };
-inline constexpr uint32_t kLastOp = uint32_t(Op::Goodbye);
+inline constexpr uint32_t kLastOp = uint32_t(Op::DestroySurface);
 const char* op_name(Op op);
 
 // Reply statuses: what the request raised on the server.
@@ -93,6 +103,15 @@ class Reader {
   const std::vector<uint8_t>& data_;
   size_t pos_ = 0;
 };
+
+// The texture descriptors (exec/texture.h) on the wire; the readers check
+// every enumerator and count (ProtocolError).
+void put(Writer& w, const exec::ArrayDesc& d);
+void put(Writer& w, const exec::TextureResource& r);
+void put(Writer& w, const exec::TextureDesc& d);
+exec::ArrayDesc get_array_desc(Reader& in);
+exec::TextureResource get_texture_resource(Reader& in);
+exec::TextureDesc get_texture_desc(Reader& in);
 
 // Blocking frame I/O on a connected socket. send_frame returns false when the
 // peer is gone; recv_frame returns false on a clean end of stream before a
