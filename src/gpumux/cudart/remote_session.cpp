@@ -27,6 +27,9 @@ namespace gpumux::cudart {
 
 namespace {
 
+constexpr int kConnectAttempts = 200;  // 10 s in all
+constexpr useconds_t kConnectRetryMicroseconds = 50000;
+
 using serve::Op;
 using serve::Reader;
 using serve::Status;
@@ -188,8 +191,7 @@ class RemoteSession final : public Session {
 };
 
 void RemoteSession::fail(const std::string& why) {
-  fmt::print(stderr, "gpumux: {}: connection to the gpumux server at {} lost: {}\n", program_invocation_short_name,
-             socket_, why);
+  fmt::print(stderr, "gpumux: {}: gpumux server at {}: {}\n", program_invocation_short_name, socket_, why);
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   std::exit(1);  // a program cannot go on without its GPU
@@ -197,7 +199,7 @@ void RemoteSession::fail(const std::string& why) {
 
 std::vector<uint8_t> RemoteSession::call(Op op, const Writer& w) {
   if (fd_ < 0) fail(fmt::format("{} after the connection was closed", serve::op_name(op)));
-  if (!serve::send_frame(fd_, uint32_t(op), w.data())) fail(fmt::format("cannot send {}", serve::op_name(op)));
+  if (!serve::send_frame(fd_, uint32_t(op), w.data())) fail(fmt::format("connection lost: cannot send {}", serve::op_name(op)));
   uint32_t status = 0;
   std::vector<uint8_t> payload;
   try {
@@ -216,7 +218,7 @@ std::vector<uint8_t> RemoteSession::call(Op op, const Writer& w) {
         fail(fmt::format("{} refused: {}", serve::op_name(op), message));
     }
   } catch (const serve::ProtocolError& e) {
-    fail(e.what());
+    fail(fmt::format("connection lost: {}", e.what()));
   }
 }
 
@@ -233,10 +235,15 @@ uint64_t RemoteSession::u64_reply(Op op, const Writer& w, bool u32) {
 }
 
 RemoteSession::RemoteSession(const std::string& socket) : socket_(socket) {
-  try {
-    fd_ = serve::connect_unix(socket);
-  } catch (const serve::ProtocolError& e) {
-    fail(e.what());
+  // The server may still be starting (programs are often launched right after it): retry for a while.
+  for (int attempt = 0; attempt < kConnectAttempts && fd_ < 0; ++attempt) {
+    try {
+      fd_ = serve::connect_unix(socket);
+    } catch (const serve::ProtocolError& e) {
+      fail(e.what());
+    }
+    if (fd_ < 0 && errno != ENOENT && errno != ECONNREFUSED) break;
+    if (fd_ < 0) usleep(kConnectRetryMicroseconds);
   }
   if (fd_ < 0) fail(fmt::format("cannot connect: {} (is gpumux serve running?)", std::strerror(errno)));
   const char* app = std::getenv("GPUMUX_APP");
