@@ -160,6 +160,16 @@ TEST_F(ServedPrograms, KilledProgramDetachesAndTheOthersFinish) {
   EXPECT_EQ(r.outputs[2].find("elements ok"), std::string::npos) << r.outputs[2];
 }
 
+// A program whose own check fails exits 1: its application fails, with the status.
+TEST_F(ServedPrograms, ExitStatusOfAProgramDecidesItsCheck) {
+  ServeRun r = serve("exit-status", {"2", ""}, {0, 1}, "--no-baselines");  // w2 has no argument: CHECK fails
+  EXPECT_EQ(r.server_exit, 1) << r.summary << r.server_log;
+  ASSERT_EQ(r.json.at("apps").size(), 2u) << r.summary << r.server_log;
+  EXPECT_EQ(r.json.at("apps")[0].at("error"), "") << r.json.at("apps")[0];
+  EXPECT_NE(r.json.at("apps")[1].at("error").get<std::string>().find("exited with status 1"), std::string::npos)
+      << r.json.at("apps")[1];
+}
+
 // Arrays, textures and surfaces over the socket: the program's own checks pass.
 TEST_F(ServedPrograms, TextureAndSurfaceObjectsOfAnAttachedProgram) {
   ServeRun r = serve("texture", {""}, {0}, "--no-baselines", 0, "texture_objects");

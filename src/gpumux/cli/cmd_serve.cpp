@@ -142,7 +142,9 @@ class Server {
       if (std::string status = program->wait(); !status.empty())
         throw ApiError(fmt::format("the isolated run ended with {}", status));
     }
-    return {true, "exited normally"};
+    // The program's own checks failed (or it failed otherwise): the application did not pass.
+    if (end.exit_status != 0) return {false, end.detail};
+    return {true, end.detail};
   }
 
  private:

@@ -127,7 +127,7 @@ class LocalSession final : public Session {
     ctx_ = &device_->create_context(name);
     modules_.clear();
   }
-  void finish() override;
+  void finish(int status) override;
 
  private:
   GpuConfig config_;
@@ -136,7 +136,7 @@ class LocalSession final : public Session {
   std::vector<const runtime::Module*> modules_;  // by id
 };
 
-void LocalSession::finish() {
+void LocalSession::finish(int) {
   auto& tb = timing::backend_of(*device_);
   if (const char* path = std::getenv("GPUMUX_TIMELINE"); path && *path) {
     try {

@@ -173,8 +173,8 @@ class RemoteSession final : public Session {
     meta_device_->destroy_context(*meta_ctx_);
     meta_ctx_ = &meta_device_->create_context(program_invocation_short_name);
   }
-  void finish() override {
-    if (fd_ >= 0) call(Op::Goodbye, Writer());
+  void finish(int status) override {
+    if (fd_ >= 0) call(Op::Goodbye, Writer().i32(status));
   }
 
  private:

@@ -74,8 +74,8 @@ class Session {
   virtual void host_compute(double ns) = 0;
   // cudaDeviceReset: a fresh context without allocations, modules or faults.
   virtual void reset() = 0;
-  // The program exits: the run's summary (local) or a Goodbye (remote).
-  virtual void finish() = 0;
+  // The program exits with `status`: the run's summary (local) or a Goodbye (remote).
+  virtual void finish(int status) = 0;
 };
 
 // The simulated GPU of GPUMUX_CONFIG (default gtx980) in this process.

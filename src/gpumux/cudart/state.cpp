@@ -37,11 +37,14 @@ Runtime& Runtime::get() {
 Runtime::Runtime() {
   const char* server = std::getenv("GPUMUX_SERVER");
   session_ = server && *server ? make_remote_session(server) : make_local_session();
-  std::atexit([] {
-    Runtime& rt = get();
-    std::lock_guard lock(rt.mutex_);
-    rt.session_->finish();
-  });
+  // on_exit (glibc) rather than atexit: the exit status goes to gpumux serve with the Goodbye.
+  on_exit(
+      [](int status, void*) {
+        Runtime& rt = get();
+        std::lock_guard lock(rt.mutex_);
+        rt.session_->finish(status);
+      },
+      nullptr);
 }
 
 cudaError_t Runtime::call(const char* api, const std::function<void()>& body) {

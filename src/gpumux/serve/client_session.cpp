@@ -280,13 +280,22 @@ ClientSession::End ClientSession::run() {
   for (;;) {
     uint32_t code = 0;
     try {
-      if (!recv_frame(fd_, code, payload)) return {false, "the program disconnected without exiting normally (crashed or killed)"};
+      if (!recv_frame(fd_, code, payload))
+        return {false, 0, "the program disconnected without exiting normally (crashed or killed)"};
     } catch (const ProtocolError& e) {
-      return {false, fmt::format("connection lost: {}", e.what())};
+      return {false, 0, fmt::format("connection lost: {}", e.what())};
     }
     if (code == uint32_t(Op::Goodbye)) {
-      send_frame(fd_, uint32_t(Status::Ok), {});
-      return {true, "exited"};
+      try {
+        Reader in(payload);
+        int status = in.i32("exit status");
+        in.end("Goodbye");
+        send_frame(fd_, uint32_t(Status::Ok), {});
+        return {true, status, fmt::format("exited with status {}", status)};
+      } catch (const ProtocolError& e) {
+        send_frame(fd_, uint32_t(Status::ProtocolError), Writer().str(e.what()).data());
+        return {false, 0, fmt::format("protocol error: {}", e.what())};
+      }
     }
     Writer out;
     Status status = Status::Ok;
@@ -296,7 +305,7 @@ ClientSession::End ClientSession::run() {
       handle(Op(code), in, out);
     } catch (const ProtocolError& e) {
       send_frame(fd_, uint32_t(Status::ProtocolError), Writer().str(e.what()).data());
-      return {false, fmt::format("protocol error: {}", e.what())};
+      return {false, 0, fmt::format("protocol error: {}", e.what())};
     } catch (const DeviceFault& e) {
       status = Status::DeviceFault;
       out = Writer().str(e.reason()).str(e.what());
@@ -308,7 +317,7 @@ ClientSession::End ClientSession::run() {
       out = Writer().str(e.what());
     }
     if (!send_frame(fd_, uint32_t(status), out.data()))
-      return {false, "the program disconnected while waiting for a reply (crashed or killed)"};
+      return {false, 0, "the program disconnected while waiting for a reply (crashed or killed)"};
   }
 }
 

@@ -38,6 +38,7 @@ class ClientSession {
 
   struct End {
     bool goodbye = false;  // the program said Goodbye; otherwise it vanished or broke the protocol
+    int exit_status = 0;   // with Goodbye: the status it exits with
     std::string detail;
   };
   // Serves requests until Goodbye, the end of the connection or a protocol error.

@@ -47,7 +47,7 @@ enum class Op : uint32_t {
   SetHeapLimit,     // u64
   HostCompute,      // f64 ns: a declared CPU phase
   Reset,            // cudaDeviceReset: a fresh context
-  Goodbye,          // the program exits normally
+  Goodbye,          // i32 exit status: the program exits through exit() or main's return
   MallocArray,      // array desc -> u64 array
   FreeArray,        // u64 array
   ToArray,          // u64 array, u64 x bytes, u32 y, u32 z, u64 width bytes, u32 height, u32 depth, str rows (dense)
