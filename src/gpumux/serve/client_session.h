@@ -9,8 +9,6 @@
 #pragma once
 
 #include <functional>
-#include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
