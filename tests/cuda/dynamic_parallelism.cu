@@ -26,12 +26,6 @@ __global__ void parent(int* out, int segment, int n, int* filled) {
 
 int main() {
   const int n = 1000, segment = 300, blocks = (n + segment - 1) / segment;
-  size_t pending = 0;
-  CHECK_CUDA(cudaDeviceGetLimit(&pending, cudaLimitDevRuntimePendingLaunchCount));
-  CHECK(pending == 2048);  // CUDA's default
-  CHECK_CUDA(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 4096));
-  CHECK_CUDA(cudaDeviceGetLimit(&pending, cudaLimitDevRuntimePendingLaunchCount));
-  CHECK(pending == 4096);
   int *out, *filled;
   CHECK_CUDA(cudaMalloc(&out, n * sizeof(int)));
   CHECK_CUDA(cudaMalloc(&filled, sizeof(int)));

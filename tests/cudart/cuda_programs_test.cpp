@@ -1,14 +1,10 @@
 // Unmodified CUDA programs (tests/cuda/*.cu, built with nvcc -cudart shared
 // -arch=compute_80 when nvcc is present) run through `gpumux exec` on the
 // project's libcudart.so.13; each program checks its own results and exit
-// code. Every program is compiled once per test run, all in parallel.
+// code. Every program is compiled once per test run, all in parallel
+// (cuda_build_util.h).
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -17,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "cli_test_util.h"
+#include "cuda_build_util.h"
 
 namespace {
 
@@ -24,28 +21,8 @@ namespace fs = std::filesystem;
 using gpumux::test::run_command;
 using gpumux::test::run_gpumux;
 
-const fs::path kOut = fs::path(GPUMUX_BUILD_DIR) / "cuda-tests";
-
-std::string nvcc() {
-  const char* env = std::getenv("NVCC");
-  return env && *env ? env : "/usr/local/cuda/bin/nvcc";
-}
-
-// Programs and the extra nvcc flags of each build.
-struct Build {
-  std::string program, source, flags;
-};
-const std::vector<Build> kBuilds = {
-    {"vector_add_streams", "vector_add_streams", ""},
-    {"reduction", "reduction", ""},
-    {"memory_variants", "memory_variants", ""},
-    {"device_props", "device_props", ""},
-    {"error_paths", "error_paths", ""},
-    {"thrust_sort", "thrust_sort", ""},
-    {"vector_add_uncompressed", "vector_add_streams", "-compress-mode=none"},
-    {"vector_add_per_thread", "vector_add_streams", "--default-stream per-thread"},
-    {"dynamic_parallelism", "dynamic_parallelism", "-rdc=true"},
-};
+const fs::path kOut = gpumux::test::kCudaOut;
+using gpumux::test::nvcc;
 
 class CudaPrograms : public ::testing::Test {
  protected:
@@ -53,27 +30,21 @@ class CudaPrograms : public ::testing::Test {
   // are shared through kOut under a lock, and a program is rebuilt only when
   // its source is newer.
   static void SetUpTestSuite() {
-    if (!fs::exists(nvcc())) return;
-    fs::create_directories(kOut);
-    int lock = open((kOut / ".lock").c_str(), O_CREAT | O_RDWR, 0644);
-    flock(lock, LOCK_EX);
-    auto stale = [](const std::string& program, const std::string& source) {
-      fs::path bin = kOut / program, src = fs::path(GPUMUX_SOURCE_DIR) / "tests/cuda" / (source + ".cu");
-      std::error_code ec;
-      return !fs::exists(bin) || fs::last_write_time(bin) < fs::last_write_time(src) ||
-             fs::last_write_time(bin) < fs::last_write_time(src.parent_path() / "check.h", ec);
+    std::vector<gpumux::test::CudaBuild> builds = {
+        {"vector_add_streams", "vector_add_streams", "-arch=compute_80"},
+        {"reduction", "reduction", "-arch=compute_80"},
+        {"memory_variants", "memory_variants", "-arch=compute_80"},
+        {"device_props", "device_props", "-arch=compute_80"},
+        {"error_paths", "error_paths", "-arch=compute_80"},
+        {"thrust_sort", "thrust_sort", "-arch=compute_80"},
+        {"texture_objects", "texture_objects", "-arch=compute_80"},
+        {"vector_add_uncompressed", "vector_add_streams", "-arch=compute_80 -compress-mode=none"},
+        {"vector_add_per_thread", "vector_add_streams", "-arch=compute_80 --default-stream per-thread"},
+        {"dynamic_parallelism", "dynamic_parallelism", "-arch=compute_80 -rdc=true"},
+        // A fat binary with SASS only: no PTX for gpumux.
+        {"sass_only", "vector_add_streams", "-gencode arch=compute_80,code=sm_80"},
     };
-    std::string cmd;
-    for (const Build& b : kBuilds)
-      if (stale(b.program, b.source))
-        cmd += fmt::format("({} -cudart shared -arch=compute_80 {} -o {} {}/tests/cuda/{}.cu || echo 'nvcc failed: {}') & ",
-                           nvcc(), b.flags, (kOut / b.program).string(), GPUMUX_SOURCE_DIR, b.source, b.program);
-    // A fat binary with SASS only: no PTX for gpumux.
-    if (stale("sass_only", "vector_add_streams"))
-      cmd += fmt::format("({} -cudart shared -gencode arch=compute_80,code=sm_80 -o {} {}/tests/cuda/vector_add_streams.cu || echo 'nvcc failed: sass_only') & ",
-                         nvcc(), (kOut / "sass_only").string(), GPUMUX_SOURCE_DIR);
-    if (!cmd.empty()) run_command(cmd + "wait", compile_log_);
-    close(lock);  // releases the lock
+    compile_log_ = gpumux::test::build_cuda_programs(builds);
   }
 
   void SetUp() override {
@@ -114,6 +85,7 @@ TEST_F(CudaPrograms, DynamicParallelismWithRelocatableDeviceCode) {
   EXPECT_NE(out.find("child grids, depth 1"), std::string::npos) << out;  // the summary's children
 }
 TEST_F(CudaPrograms, ThrustSortTransformReduce) { expect_pass("thrust_sort"); }
+TEST_F(CudaPrograms, ArraysTextureAndSurfaceObjects) { expect_pass("texture_objects"); }
 
 TEST_F(CudaPrograms, TimelineShowsKernelsPerStreamAndCopies) {
   std::string out, trace;

@@ -16,5 +16,6 @@ void add_bench_commands(CLI::App& app);       // gpumux bench
 void add_experiment_commands(CLI::App& app);  // gpumux experiment run|check|report
 void add_calibrate_commands(CLI::App& app);   // gpumux calibrate
 void add_exec_commands(CLI::App& app);        // gpumux exec -- ./cuda-program
+void add_serve_commands(CLI::App& app);       // gpumux serve WORKLOAD
 
 }  // namespace gpumux::cli

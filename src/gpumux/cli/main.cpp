@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   gpumux::cli::add_experiment_commands(app);
   gpumux::cli::add_calibrate_commands(app);
   gpumux::cli::add_exec_commands(app);
+  gpumux::cli::add_serve_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -8,7 +8,6 @@
 
 #include "gpumux/cudart/error_names.h"
 #include "gpumux/cudart/state.h"
-#include "gpumux/exec/builtins/services.h"
 
 using gpumux::cudart::CudaError;
 using gpumux::cudart::Runtime;
@@ -156,11 +155,9 @@ cudaError_t cudaDeviceGetLimit(size_t* value, int limit) {
   return rt().call("cudaDeviceGetLimit", [&] {
     if (!value) throw CudaError{cudaErrorInvalidValue, "null value"};
     if (limit == cudaLimitMallocHeapSize)
-      *value = rt().ctx().builtin_services().heap_limit;
+      *value = rt().session().heap_limit();
     else if (limit == cudaLimitStackSize)
       *value = rt().limits().max_local_bytes_per_thread;
-    else if (limit == cudaLimitDevRuntimePendingLaunchCount)
-      *value = rt().ctx().builtin_services().pending_launch_limit;
     else
       throw CudaError{cudaErrorUnsupportedLimit, fmt::format("limit {} is not supported", limit)};
   });
@@ -168,9 +165,7 @@ cudaError_t cudaDeviceGetLimit(size_t* value, int limit) {
 cudaError_t cudaDeviceSetLimit(int limit, size_t value) {
   return rt().call("cudaDeviceSetLimit", [&] {
     if (limit == cudaLimitMallocHeapSize)
-      rt().ctx().set_device_heap_limit(value);
-    else if (limit == cudaLimitDevRuntimePendingLaunchCount)
-      rt().ctx().builtin_services().pending_launch_limit = uint32_t(std::min<size_t>(value, UINT32_MAX));
+      rt().session().set_heap_limit(value);
     else if (limit != cudaLimitStackSize && limit != cudaLimitPrintfFifoSize)  // both are fixed: hints
       throw CudaError{cudaErrorUnsupportedLimit, fmt::format("limit {} is not supported", limit)};
   });
@@ -183,7 +178,7 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPr
 }
 
 cudaError_t cudaDeviceSynchronize() {
-  return rt().device_call("cudaDeviceSynchronize", [] { rt().ctx().synchronize(); });
+  return rt().device_call("cudaDeviceSynchronize", [] { rt().session().synchronize(); });
 }
 
 // Like a real reset: the context with its allocations, streams, events and
@@ -210,6 +205,14 @@ cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevi
 cudaError_t cudaProfilerStart() { return cudaSuccess; }
 cudaError_t cudaProfilerStop() { return cudaSuccess; }
 
+// gpumux's own entry point (declare it extern "C" in the program): the host
+// spends `ns` nanoseconds of simulated CPU time here, a declared CPU phase.
+// Under gpumux serve the GPU and the other programs run on meanwhile; alone
+// on an in-process GPU it takes no simulated time (no one else runs).
+cudaError_t gpumuxHostCompute(double ns) {
+  return rt().call("gpumuxHostCompute", [&] { rt().session().host_compute(ns); });
+}
+
 cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) {
   return {x, y, z, w, f};
 }
@@ -225,7 +228,7 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int, int
   return rt().call("cudaStreamCreate", [&] {
     if (!stream) throw CudaError{cudaErrorInvalidValue, "null stream"};
     int p = std::clamp(priority, kGreatestPriority, 0);
-    *stream = new CUstream_st{rt().ctx().create_stream(-p)};  // gpumux: higher is more urgent
+    *stream = new CUstream_st{rt().session().create_stream(-p)};  // gpumux: higher is more urgent
   });
 }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
@@ -246,7 +249,7 @@ cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
 }
 // Every call is ordered after the program's earlier work: stream waits are device waits.
 cudaError_t cudaStreamSynchronize(cudaStream_t) {
-  return rt().device_call("cudaStreamSynchronize", [] { rt().ctx().synchronize(); });
+  return rt().device_call("cudaStreamSynchronize", [] { rt().session().synchronize(); });
 }
 // Simulated time advances only while the program waits, so a query waits.
 cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
@@ -272,7 +275,7 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, void (*callback)(cudaStre
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) {
   return rt().call("cudaEventCreate", [&] {
     if (!event) throw CudaError{cudaErrorInvalidValue, "null event"};
-    *event = new CUevent_st{rt().ctx().create_event()};
+    *event = new CUevent_st{rt().session().create_event()};
   });
 }
 cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, 0); }
@@ -284,7 +287,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   return rt().device_call("cudaEventRecord", [&] {
     if (!event) throw CudaError{cudaErrorInvalidResourceHandle, "null event"};
-    rt().ctx().record(event->event, Runtime::stream_of(stream));
+    rt().session().record(event->event, Runtime::stream_of(stream));
   });
 }
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int) {
@@ -293,14 +296,14 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, uns
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   return rt().device_call("cudaEventSynchronize", [&] {
     if (!event) throw CudaError{cudaErrorInvalidResourceHandle, "null event"};
-    rt().ctx().event_synchronize(event->event);
+    rt().session().event_synchronize(event->event);
   });
 }
 cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   return rt().call("cudaEventElapsedTime", [&] {
     if (!ms || !start || !end) throw CudaError{cudaErrorInvalidValue, "null argument"};
-    *ms = float(rt().ctx().event_elapsed_ms(start->event, end->event));
+    *ms = float(rt().session().event_elapsed_ms(start->event, end->event));
   });
 }
 

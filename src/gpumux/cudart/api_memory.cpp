@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "gpumux/cudart/state.h"
-#include "gpumux/exec/address_space.h"
 
 using gpumux::cudart::CudaError;
 using gpumux::cudart::Runtime;
@@ -27,7 +26,7 @@ std::map<const void*, size_t>& pinned_blocks() {  // cudaMallocHost/cudaHostAllo
 
 DevPtr addr(const void* p) { return reinterpret_cast<DevPtr>(p); }
 
-bool is_device(const void* p) { return rt().ctx().memory().find(addr(p)) != nullptr; }
+bool is_device(const void* p) { return rt().session().is_device(addr(p)); }
 
 void null_check(const void* p, const char* what) {
   if (!p) throw CudaError{cudaErrorInvalidValue, fmt::format("null {}", what)};
@@ -62,10 +61,9 @@ void copy_box(void* dst, Box db, const void* src, Box sb, size_t width, size_t h
     throw CudaError{cudaErrorInvalidPitchValue,
                     fmt::format("row width {} exceeds the pitch (dst {}, src {})", width, db.pitch, sb.pitch)};
   auto [dst_dev, src_dev] = sides(dst, src, kind);
-  auto& ctx = rt().ctx();
-  ctx.synchronize();
+  gpumux::cudart::Session& mem = rt().session();
+  mem.synchronize();
   if (!width || !height || !depth) return;
-  gpumux::exec::AddressSpace& mem = ctx.memory();
   std::vector<uint8_t> row(src_dev && dst_dev ? width : 0);
   for (size_t z = 0; z < depth; ++z) {
     for (size_t r = 0; r < height; ++r) {
@@ -84,7 +82,7 @@ void copy_box(void* dst, Box db, const void* src, Box sb, size_t width, size_t h
     }
   }
   if (src_dev || dst_dev)
-    rt().backend().transfer(ctx, dst_dev && src_dev ? Transfer::DeviceToDevice
+    mem.transfer(dst_dev && src_dev ? Transfer::DeviceToDevice
                                  : dst_dev          ? Transfer::HostToDevice
                                                     : Transfer::DeviceToHost,
                             uint64_t(width) * height * depth);
@@ -97,13 +95,13 @@ void copy_rows(void* dst, size_t dpitch, const void* src, size_t spitch, size_t 
 void fill_box(void* dst, Box b, int value, size_t width, size_t height, size_t depth) {
   if ((height > 1 || depth > 1) && width > b.pitch)
     throw CudaError{cudaErrorInvalidPitchValue, fmt::format("row width {} exceeds the pitch {}", width, b.pitch)};
-  auto& ctx = rt().ctx();
-  ctx.synchronize();
+  gpumux::cudart::Session& mem = rt().session();
+  mem.synchronize();
   if (!width || !height || !depth) return;
   for (size_t z = 0; z < depth; ++z)
     for (size_t r = 0; r < height; ++r)
-      ctx.memory().fill(addr(dst) + (z * b.rows + r) * b.pitch, uint8_t(value), width);
-  rt().backend().transfer(ctx, Transfer::Memset, uint64_t(width) * height * depth);
+      mem.fill(addr(dst) + (z * b.rows + r) * b.pitch, uint8_t(value), width);
+  mem.transfer(Transfer::Memset, uint64_t(width) * height * depth);
 }
 
 void fill_rows(void* dst, size_t pitch, int value, size_t width, size_t height) {
@@ -117,8 +115,7 @@ void* at(const cudaPitchedPtr& p, const cudaPos& pos) {
 
 void copy_3d(const cudaMemcpy3DParms* p) {
   null_check(p, "parameters");
-  if (p->srcArray || p->dstArray)
-    throw CudaError{cudaErrorNotSupported, "cudaMemcpy3D with CUDA arrays (gpumux copies pitched memory only)"};
+  if (p->srcArray || p->dstArray) return gpumux::cudart::copy_3d_array(*p);
   copy_box(at(p->dstPtr, p->dstPos), {p->dstPtr.pitch, p->dstPtr.ysize}, at(p->srcPtr, p->srcPos),
            {p->srcPtr.pitch, p->srcPtr.ysize}, p->extent.width, p->extent.height, p->extent.depth, p->kind);
 }
@@ -139,7 +136,7 @@ extern "C" {
 cudaError_t cudaMalloc(void** devPtr, size_t size) {
   return rt().call("cudaMalloc", [&] {
     null_check(devPtr, "result pointer");
-    *devPtr = reinterpret_cast<void*>(rt().ctx().malloc(size ? size : 1));
+    *devPtr = reinterpret_cast<void*>(rt().session().malloc(size ? size : 1));
   });
 }
 
@@ -149,14 +146,14 @@ cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t h
     null_check(pitch, "pitch pointer");
     constexpr size_t kPitchAlignment = 512;  // cudaDeviceProp::texturePitchAlignment rounded like CUDA does
     *pitch = (width + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
-    *devPtr = reinterpret_cast<void*>(rt().ctx().malloc(std::max<size_t>(*pitch * height, 1)));
+    *devPtr = reinterpret_cast<void*>(rt().session().malloc(std::max<size_t>(*pitch * height, 1)));
   });
 }
 
 cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
   return rt().call("cudaMallocManaged", [&] {
     null_check(devPtr, "result pointer");
-    DevPtr p = rt().ctx().malloc(size ? size : 1);
+    DevPtr p = rt().session().malloc(size ? size : 1);
     rt().managed().add(p, size ? size : 1);
     *devPtr = reinterpret_cast<void*>(p);
   });
@@ -166,7 +163,7 @@ cudaError_t cudaFree(void* devPtr) {
   return rt().call("cudaFree", [&] {
     if (!devPtr) return;  // cudaFree(0): a common way to initialize the runtime
     rt().managed().remove(addr(devPtr));
-    rt().ctx().free(addr(devPtr));
+    rt().session().free(addr(devPtr));
   });
 }
 
@@ -216,7 +213,7 @@ cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
   return rt().call("cudaMemGetInfo", [&] {
     null_check(free, "result pointer");
     null_check(total, "result pointer");
-    uint64_t used = rt().ctx().memory().bytes_allocated();
+    uint64_t used = rt().session().bytes_allocated();
     *total = gpumux::cudart::kReportedGlobalMemory;
     *free = used < *total ? *total - used : 0;
   });

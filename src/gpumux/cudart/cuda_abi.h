@@ -254,7 +254,6 @@ enum : int {
   cudaLimitStackSize = 0,
   cudaLimitPrintfFifoSize = 1,
   cudaLimitMallocHeapSize = 2,
-  cudaLimitDevRuntimePendingLaunchCount = 4,
 };
 
 enum cudaChannelFormatKind : int {
@@ -279,7 +278,61 @@ struct cudaExtent {
 struct cudaPos {
   size_t x, y, z;
 };
-struct cudaArray;  // CUDA arrays are not supported
+struct cudaArray;  // opaque: gpumux's array handle (runtime::Context::malloc_array) cast to a pointer
+enum cudaArrayFlags : unsigned {
+  cudaArrayLayered = 1,
+  cudaArraySurfaceLoadStore = 2,
+  cudaArrayCubemap = 4,
+  cudaArrayTextureGather = 8,
+};
+enum cudaResourceType : int {
+  cudaResourceTypeArray = 0,
+  cudaResourceTypeMipmappedArray = 1,
+  cudaResourceTypeLinear = 2,
+  cudaResourceTypePitch2D = 3,
+};
+struct cudaResourceDesc {
+  cudaResourceType resType;
+  union {
+    struct {
+      cudaArray* array;
+    } array;
+    struct {
+      void* mipmap;
+    } mipmap;
+    struct {
+      void* devPtr;
+      cudaChannelFormatDesc desc;
+      size_t sizeInBytes;
+    } linear;
+    struct {
+      void* devPtr;
+      cudaChannelFormatDesc desc;
+      size_t width, height, pitchInBytes;
+    } pitch2D;
+    struct {
+      int reserved[32];
+    } reserved;
+  } res;
+  unsigned int flags;
+};
+// Address, filter and read modes in the order of exec/texture.h's enums.
+struct cudaTextureDesc {
+  int addressMode[3];
+  int filterMode;
+  int readMode;
+  int sRGB;
+  float borderColor[4];
+  int normalizedCoords;
+  unsigned int maxAnisotropy;
+  int mipmapFilterMode;
+  float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+  int disableTrilinearOptimization;
+  int seamlessCubemap;
+};
+struct cudaResourceViewDesc;
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
 struct cudaMemcpy3DParms {
   cudaArray* srcArray;
   cudaPos srcPos;

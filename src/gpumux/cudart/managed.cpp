@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/core/error.h"
-#include "gpumux/exec/address_space.h"
+#include "gpumux/cudart/session.h"
 
 namespace gpumux::cudart {
 
@@ -34,12 +34,12 @@ bool ManagedMemory::contains(uint64_t addr) const {
   return addr - it->first < it->second;
 }
 
-void ManagedMemory::push(exec::AddressSpace& mem) const {
-  for (auto [base, bytes] : ranges_) mem.write(base, reinterpret_cast<const void*>(base), bytes);
+void ManagedMemory::push(Session& s) const {
+  for (auto [base, bytes] : ranges_) s.write(base, reinterpret_cast<const void*>(base), bytes);
 }
 
-void ManagedMemory::pull(exec::AddressSpace& mem) const {
-  for (auto [base, bytes] : ranges_) mem.read(base, reinterpret_cast<void*>(base), bytes);
+void ManagedMemory::pull(Session& s) const {
+  for (auto [base, bytes] : ranges_) s.read(base, reinterpret_cast<void*>(base), bytes);
 }
 
 }  // namespace gpumux::cudart

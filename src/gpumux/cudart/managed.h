@@ -12,11 +12,9 @@
 #include <map>
 #include <set>
 
-namespace gpumux::exec {
-class AddressSpace;
-}
-
 namespace gpumux::cudart {
+
+class Session;
 
 class ManagedMemory {
  public:
@@ -29,8 +27,8 @@ class ManagedMemory {
   bool contains(uint64_t addr) const;
   // Forgets every range (a device reset); the pages stay mapped for reuse.
   void clear() { ranges_.clear(); }
-  void push(exec::AddressSpace& mem) const;  // mirrors -> device
-  void pull(exec::AddressSpace& mem) const;  // device -> mirrors
+  void push(Session& s) const;  // mirrors -> device
+  void pull(Session& s) const;  // device -> mirrors
 
  private:
   std::map<uint64_t, uint64_t> ranges_;  // base -> bytes

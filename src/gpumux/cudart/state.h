@@ -1,7 +1,7 @@
-// The process-wide state behind gpumux's libcudart: one simulated device (the
-// timing model of the GPU config named by GPUMUX_CONFIG, default gtx980), one
-// context (the program is one application), the modules nvcc's generated
-// code registers, and the CUDA error state. Every entry point (api_*.cpp)
+// The process-wide state behind gpumux's libcudart: the session holding the
+// program's context on a simulated GPU (session.h: in this process, or the
+// GPU of gpumux serve when GPUMUX_SERVER is set), the modules nvcc's
+// generated code registers, and the CUDA error state. Every entry point (api_*.cpp)
 // runs through Runtime::call(), which serializes host threads, maps gpumux
 // errors to cudaError_t and keeps CUDA's last-error and sticky-error rules.
 #pragma once
@@ -16,8 +16,8 @@
 
 #include "gpumux/cudart/cuda_abi.h"
 #include "gpumux/cudart/managed.h"
+#include "gpumux/cudart/session.h"
 #include "gpumux/runtime/runtime.h"
-#include "gpumux/timing/timing_backend.h"
 
 struct CUstream_st {
   gpumux::runtime::Stream stream;
@@ -53,7 +53,8 @@ struct VariableEntry {
 // One fat binary: its PTX is loaded when registration ends.
 struct RegisteredModule {
   const void* wrapper;
-  runtime::Module* module = nullptr;
+  uint32_t id = 0;                        // in the session
+  const runtime::Module* module = nullptr;  // its metadata; null if it did not load
   std::string error;  // why the module could not be loaded
 };
 
@@ -77,10 +78,9 @@ class Runtime {
   cudaError_t take_last_error();
   cudaError_t peek_last_error() const { return sticky_ ? sticky_ : last_; }
 
-  runtime::Context& ctx() { return *ctx_; }
-  timing::TimingBackend& backend() { return timing::backend_of(*device_); }
-  const GpuConfig& config() const { return config_; }
-  const runtime::DeviceLimits& limits() const { return device_->limits(); }
+  Session& session() { return *session_; }
+  const GpuConfig& config() const { return session_->config(); }
+  const runtime::DeviceLimits& limits() const { return session_->limits(); }
   ManagedMemory& managed() { return managed_; }
 
   // Registration.
@@ -117,11 +117,8 @@ class Runtime {
  private:
   Runtime();
   void load(RegisteredModule& m);  // into the current context
-  void write_summary() const;
 
-  GpuConfig config_;
-  std::unique_ptr<runtime::Device> device_;
-  runtime::Context* ctx_ = nullptr;
+  std::unique_ptr<Session> session_;
   ManagedMemory managed_;
   std::recursive_mutex mutex_;
   cudaError_t last_ = cudaSuccess, sticky_ = cudaSuccess;
@@ -130,5 +127,8 @@ class Runtime {
   std::map<const void*, VariableEntry> variables_;               // by host shadow
   std::vector<std::string> unimplemented_seen_;
 };
+
+// cudaMemcpy3D with a CUDA array on one side (api_texture.cpp).
+void copy_3d_array(const cudaMemcpy3DParms& p);
 
 }  // namespace gpumux::cudart

@@ -125,8 +125,10 @@ std::vector<KernelQos> kernel_qos(gpu::Gpu& g, const RunResult& r, const gpu::Qo
 
 // The part of the run that is simulated: no baselines, no metrics. `goals`:
 // those of the quota scheme and of the QoS results.
+// `attached` runs attached apps (`alone`: as their isolated runs).
 RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline* timeline,
-                   const gpu::QosGoals& goals, const std::vector<double>& issue_rates = {}) {
+                   const gpu::QosGoals& goals, const AttachedProgram& attached, bool alone,
+                   const std::vector<double>& issue_rates = {}) {
   RunResult result;
   const GpuConfig& cfg = config.values();
   result.gpu = cfg.gpu.name;
@@ -166,8 +168,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
     hs.spawn(a.name, a.arrival, [&, i] {
       const AppSpec& app = w.apps[i];
       AppOutcome& o = result.apps[i];
-      for (;;) {
-        Cycle start = hs.now();
+      auto new_context = [&]() -> runtime::Context& {
         runtime::Context& ctx = dev->create_context(app.name, uint32_t(i));
         ctx.set_priority(app.priority);
         ctx.set_warp_budget(app.warp_budget.value_or(1));
@@ -177,11 +178,22 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
           if (p.seed == 0) p.seed = app.seed;
           ctx.set_event_source(p);
         }
+        return ctx;
+      };
+      for (;;) {
+        Cycle start = hs.now();
+        AppContext c{&new_context(), {}};
+        c.reset = [&]() -> runtime::Context& {
+          dev->destroy_context(*c.ctx);
+          return *(c.ctx = &new_context());
+        };
         workloads::CheckResult check;
         bool failed = false;
         try {
-          check = app.user ? run_user_program(*app.user, ctx, app.seed)
-                           : workloads::run_workload(*app.benchmark, ctx, app.size, app.seed);
+          if (app.attached && !attached) throw ApiError(fmt::format("app {} is attached, but nothing serves it", app.name));
+          check = app.attached ? attached(app, alone, c)
+                  : app.user   ? run_user_program(*app.user, *c.ctx, app.seed)
+                               : workloads::run_workload(*app.benchmark, *c.ctx, app.size, app.seed);
         } catch (const std::runtime_error& e) {
           // A device fault or bad API use ends this application only, as a
           // broken CUDA context would; the others run on.
@@ -189,7 +201,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
           failed = true;
         }
         Cycle end = hs.now();
-        dev->destroy_context(ctx);
+        dev->destroy_context(*c.ctx);
         o.runs.push_back({start, end, check.passed, check.detail});
         if (failed || !check.passed) {
           o.error = check.detail;
@@ -323,7 +335,7 @@ std::optional<Baseline> isolated(const AppSpec& a, const Config& config, const W
       return Baseline{hit->at("cycles").get<double>(), hit->at("warp_insts").get<uint64_t>(),
                       hit->at("thread_insts").get<uint64_t>(), hit->at("kernel_cycles").get<Cycle>()};
   }
-  RunResult r = simulate(isolated_workload(a, w), config, nullptr, {});
+  RunResult r = simulate(isolated_workload(a, w), config, nullptr, {}, o.attached, true);
   const AppOutcome& out = r.apps[0];
   std::optional<Baseline> b = measured_alone(r);
   if (!b) {
@@ -393,7 +405,7 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
       issue_rates.push_back(double(alone[i]->warp_insts) / scheduler_cycles);
     }
   }
-  RunResult r = simulate(w, config, o.timeline, goals, issue_rates);
+  RunResult r = simulate(w, config, o.timeline, goals, o.attached, false, issue_rates);
   for (AppOutcome& a : r.apps) measure(a, w.run, r.cycles);
   if (!o.baselines) return r;
   std::vector<AppTimes> times;

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,16 @@
 
 namespace gpumux::multitask {
 
+// The context of an application's host program: `reset` destroys it and
+// makes a fresh one, configured alike (cudaDeviceReset), and returns it.
+struct AppContext {
+  runtime::Context* ctx;
+  std::function<runtime::Context&()> reset;
+};
+// Runs the host program of an attached application (AppSpec::attached,
+// gpumux serve) in `c`; `alone`: its isolated run. Returns how it ended.
+using AttachedProgram = std::function<workloads::CheckResult(const AppSpec& app, bool alone, AppContext& c)>;
+
 struct RunOptions {
   std::vector<std::string> overrides;  // config overrides after the workload's own
   bool baselines = true;               // run apps alone and compute the metrics (apps with a
@@ -34,6 +45,7 @@ struct RunOptions {
   bool use_cache = true;               // isolated runs cached on disk
   std::filesystem::path cache_dir;     // empty: BaselineCache::default_dir()
   stats::Timeline* timeline = nullptr; // filled with SM, app and copy tracks if given
+  AttachedProgram attached;            // required when the workload has attached apps
 };
 
 // One run of an application's host program, in core cycles.

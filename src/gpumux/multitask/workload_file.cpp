@@ -151,6 +151,7 @@ std::shared_ptr<UserProgram> parse_user_program(StrictTable& t, const toml::tabl
 }  // namespace
 
 std::string AppSpec::program() const {
+  if (attached) return "attached";
   return benchmark ? benchmark->name : "ptx:" + std::filesystem::path(user->ptx_file).filename().string();
 }
 
@@ -160,6 +161,7 @@ std::string AppSpec::identity() const {
   if (events)
     cpu += fmt::format(" events {} {} {} {} {} {}", runtime::arrival_kind_name(events->kind), events->interval_us,
                        events->events, events->burst, events->start_us, events->seed);
+  if (attached) return fmt::format("attached program {}{}", name, cpu);
   if (benchmark)
     return fmt::format("benchmark {} size {} seed {}{}", benchmark->name, workloads::size_name(size), seed, cpu);
   // The PTX text and the host program, in a canonical form.
@@ -291,7 +293,8 @@ constexpr const char* kSpartTogether =
 
 }  // namespace
 
-WorkloadFile parse_workload(std::string_view text, const std::string& name, const std::filesystem::path& dir) {
+WorkloadFile parse_workload(std::string_view text, const std::string& name, const std::filesystem::path& dir,
+                            bool attached) {
   toml::table root = parse_toml(text, name);
   WorkloadFile w;
   w.source = name;
@@ -350,7 +353,14 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
     pt.finish();
   }
 
+  if (const toml::node* rn = top.node("run"); attached && rn && rn->as_table()) {
+    for (const auto& [key, n] : *rn->as_table())
+      if (key.str() != "max_cycles")
+        top.fail(n, fmt::format("run.{}", key.str()),
+                 "cannot apply to programs attached to gpumux serve: each runs once, as it was started");
+  }
   w.run = parse_run_rule(top);
+  if (attached) w.run.restart = false;
 
   const toml::node* an = top.node("app");
   if (!an) throw LoadError(fmt::format("{}: no [[app]] entries: a workload needs at least one application", w.source));
@@ -363,9 +373,18 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
     std::string path = fmt::format("app[{}]", i);
     StrictTable t(at, path, w.source);
     AppSpec a;
+    if (attached) {
+      for (const char* key : {"benchmark", "ptx", "size", "seed", "events", "qos_goal"})
+        if (const toml::node* n = t.node(key))
+          t.fail(*n, key, "cannot apply to a program attached to gpumux serve (it brings its own kernels and inputs)");
+      if (!t.node("name"))
+        throw LoadError(fmt::format("{}: {}: needs a name: the GPUMUX_APP its program attaches with",
+                                    where(at, w.source), path));
+      a.attached = true;
+    }
     auto bench = t.get<std::string>("benchmark", "a benchmark name");
     auto ptx = t.get<std::string>("ptx", "a PTX file name");
-    if (bench.has_value() == ptx.has_value())
+    if (!attached && bench.has_value() == ptx.has_value())
       throw LoadError(fmt::format("{}: {}: give either 'benchmark' (the workload library) or 'ptx' (your own kernels)",
                                   where(at, w.source), path));
     if (bench) {
@@ -376,7 +395,7 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
         t.fail(*t.node("benchmark"), "benchmark", fmt::format("unknown benchmark '{}' (see gpumux list)", *bench));
       if (auto s = t.get<std::string>("size", "a size name"); s && !workloads::parse_size(*s, a.size))
         t.fail(*t.node("size"), "size", fmt::format("unknown size '{}' ({})", *s, workloads::size_names()));
-    } else {
+    } else if (ptx) {
       a.user = parse_user_program(t, at, dir, *ptx);
     }
     read_app_options(t, a);
@@ -424,12 +443,12 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
   return w;
 }
 
-WorkloadFile load_workload_file(const std::filesystem::path& file) {
+WorkloadFile load_workload_file(const std::filesystem::path& file, bool attached) {
   std::ifstream in(file);
   if (!in) throw LoadError(fmt::format("{}: cannot open workload file", file.string()));
   std::stringstream ss;
   ss << in.rdbuf();
-  return parse_workload(ss.str(), file.string(), file.parent_path());
+  return parse_workload(ss.str(), file.string(), file.parent_path(), attached);
 }
 
 void check_warp_budgets(const WorkloadFile& w, const Config& config) {
@@ -445,7 +464,7 @@ void validate(const WorkloadFile& w) {
   if (w.apps.size() > 64)  // each gets its own physical address range (sm_lsu.cpp)
     throw LoadError(fmt::format("{}: {} applications; at most 64 are supported", w.source, w.apps.size()));
   for (const AppSpec& a : w.apps)
-    if (bool(a.benchmark) == bool(a.user))
+    if (int(bool(a.benchmark)) + int(bool(a.user)) + int(a.attached) != 1)
       throw LoadError(fmt::format("{}: app '{}' needs either a benchmark or a PTX program", w.source, a.name));
   auto names = frontend::sharing_policy_names();
   if (std::find(names.begin(), names.end(), w.policy) == names.end())

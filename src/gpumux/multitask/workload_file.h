@@ -63,6 +63,8 @@ struct AppSpec {
   // with a declarative host program.
   const workloads::WorkloadSpec* benchmark = nullptr;
   std::shared_ptr<const UserProgram> user;
+  // Or (gpumux serve): a program attached over a socket as GPUMUX_APP=name.
+  bool attached = false;
   workloads::Size size = workloads::Size::Tiny;
   Cycle arrival = 0;
   int priority = 0;
@@ -99,10 +101,14 @@ struct WorkloadFile {
   std::vector<AppSpec> apps;
 };
 
-WorkloadFile load_workload_file(const std::filesystem::path& file);
+// `attached`: a workload of gpumux serve, whose applications are programs
+// attached over its socket: an [[app]] has a name and the keys of how it runs
+// beside the others (arrival_cycle, priority, cpu_gap_us, warp_budget), and
+// [run] only max_cycles; other keys cannot apply and are LoadErrors.
+WorkloadFile load_workload_file(const std::filesystem::path& file, bool attached = false);
 // `name` stands for the file in errors; relative gpu paths resolve against `dir`.
 WorkloadFile parse_workload(std::string_view toml_text, const std::string& name,
-                            const std::filesystem::path& dir = ".");
+                            const std::filesystem::path& dir = ".", bool attached = false);
 // The [run] table of `parent` (defaults when absent), shared by workload and study files.
 RunRule parse_run_rule(StrictTable& parent);
 // The keys of an [[app]] that say how it runs beside the others rather than

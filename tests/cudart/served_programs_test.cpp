@@ -1,0 +1,180 @@
+// Several CUDA programs as separate processes sharing one simulated GPU
+// through `gpumux serve` (tests/cuda/served_worker.cu, built with nvcc when it
+// is present): each program checks its own results; the server's per-program
+// cycles and metrics are the same on every run, whatever the order and
+// timing in which the processes start; a killed program detaches without
+// disturbing the others.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_test_util.h"
+#include "cuda_build_util.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gpumux::test::kCudaOut;
+using gpumux::test::run_command;
+
+std::string read_file(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// One run of the server with its programs.
+struct ServeRun {
+  int server_exit = -1;
+  std::string summary, server_log;  // the server's stdout and stderr
+  nlohmann::json json;              // its --json
+  std::vector<std::string> outputs; // each program's own stdout
+};
+
+class ServedPrograms : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    compile_log_ = gpumux::test::build_cuda_programs({{"served_worker", "served_worker", "-arch=compute_80"},
+                                                      {"texture_objects", "texture_objects", "-arch=compute_80"}});
+  }
+  void SetUp() override {
+#ifdef GPUMUX_SANITIZED
+    GTEST_SKIP() << "libcudart.so.13 is built with sanitizers, which uninstrumented CUDA programs cannot load";
+#endif
+    if (!fs::exists(gpumux::test::nvcc()))
+      GTEST_SKIP() << "nvcc not found at " << gpumux::test::nvcc() << " (set NVCC): CUDA programs not built";
+    ASSERT_EQ(compile_log_.find("nvcc failed"), std::string::npos) << compile_log_;
+  }
+
+  // Serves programs w1..wN (`program`, served_worker by default, with `args[i]`) under smk-even,
+  // started in the order `start_order` (indices), the server's socket created
+  // first; kill_app > 0: kills program w<kill_app> once it waits to be killed.
+  static ServeRun serve(const std::string& tag, const std::vector<std::string>& args,
+                        const std::vector<size_t>& start_order, const std::string& options = "",
+                        size_t kill_app = 0, const std::string& program = "served_worker") {
+    fs::path dir = kCudaOut / "serve" / tag;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream w(dir / "apps.toml");
+    w << "gpu = \"gtx980\"\n[policy]\nname = \"smk-even\"\n";
+    for (size_t i = 0; i < args.size(); ++i) w << fmt::format("[[app]]\nname = \"w{}\"\n", i + 1);
+    w.close();
+    std::string script = fmt::format(
+        "(cd {0} && {1} serve apps.toml -s {0}/s.sock --json run.json {2} > server.out 2> server.err; "
+        "echo $? > server.exit) & "
+        "for t in $(seq 200); do [ -S {0}/s.sock ] && break; sleep 0.05; done; ",
+        dir.string(), GPUMUX_BINARY, options);
+    for (size_t i : start_order)
+      script += fmt::format("GPUMUX_SERVER={0}/s.sock GPUMUX_APP=w{1} LD_LIBRARY_PATH={2}/cudart {3} {4} > {0}/w{1}.out & P{1}=$!; ",
+                            dir.string(), i + 1, GPUMUX_BUILD_DIR, (kCudaOut / program).string(), args[i]);
+    if (kill_app)  // once w<kill_app> waits (its first kernel done), kill it
+      script += fmt::format("for t in $(seq 600); do grep -q waiting {0}/w{1}.out && break; sleep 0.05; done; "
+                            "kill -9 $P{1}; ",
+                            dir.string(), kill_app);
+    std::string out;
+    run_command(script + "wait", out);
+    ServeRun r;
+    std::string exit_status = read_file(dir / "server.exit");
+    r.server_exit = exit_status.empty() ? -1 : std::stoi(exit_status);
+    r.summary = read_file(dir / "server.out");
+    r.server_log = read_file(dir / "server.err") + out;
+    std::string json = read_file(dir / "run.json");
+    if (!json.empty()) r.json = nlohmann::json::parse(json);
+    for (size_t i = 0; i < args.size(); ++i) r.outputs.push_back(read_file(dir / fmt::format("w{}.out", i + 1)));
+    return r;
+  }
+
+  // What must be the same on every run: the programs' outputs, per-app
+  // results and cycles, the kernels and the metrics.
+  static void expect_identical(const ServeRun& a, const ServeRun& b) {
+    EXPECT_EQ(a.outputs, b.outputs);
+    EXPECT_EQ(a.json.at("apps"), b.json.at("apps"));
+    EXPECT_EQ(a.json.at("kernels"), b.json.at("kernels"));
+    EXPECT_EQ(a.json.at("metrics"), b.json.at("metrics"));
+    EXPECT_EQ(a.json.at("cycles"), b.json.at("cycles"));
+  }
+
+  static void expect_all_passed(const ServeRun& r, size_t n) {
+    ASSERT_EQ(r.server_exit, 0) << r.summary << r.server_log;
+    ASSERT_EQ(r.json.at("apps").size(), n);
+    for (size_t i = 0; i < n; ++i) {
+      const nlohmann::json& app = r.json.at("apps")[i];
+      EXPECT_EQ(app.at("name"), fmt::format("w{}", i + 1));
+      EXPECT_EQ(app.at("error"), "") << app;
+      ASSERT_EQ(app.at("runs").size(), 1u) << app;
+      EXPECT_TRUE(app.at("runs")[0].at("passed").get<bool>()) << app;
+      EXPECT_GT(app.at("runs")[0].at("cycles").get<uint64_t>(), 0u) << app;
+      EXPECT_GT(app.at("alone").get<double>(), 0) << app;  // its isolated run, started by the server
+      EXPECT_NE(r.outputs[i].find(fmt::format("served_worker {}: ", i + 1)), std::string::npos) << r.outputs[i];
+      EXPECT_NE(r.outputs[i].find("elements ok"), std::string::npos) << r.outputs[i];
+    }
+    EXPECT_FALSE(r.json.at("metrics").is_null());
+    EXPECT_NE(r.summary.find("STP"), std::string::npos) << r.summary;
+  }
+
+  static inline std::string compile_log_;
+};
+
+TEST_F(ServedPrograms, TwoProgramsShareTheGpuDeterministically) {
+  ServeRun a = serve("two-a", {"1", "2"}, {0, 1});
+  expect_all_passed(a, 2);
+  ServeRun b = serve("two-b", {"1", "2"}, {1, 0});  // started the other way round
+  expect_all_passed(b, 2);
+  expect_identical(a, b);
+  // Sharing the GPU slows at least one of them down against its isolated run.
+  double slowest = 0;
+  for (const auto& app : a.json.at("apps"))
+    slowest = std::max(slowest, app.at("shared").get<double>() / app.at("alone").get<double>());
+  EXPECT_GT(slowest, 1.0) << a.summary;
+}
+
+TEST_F(ServedPrograms, FourProgramsUnderSmkEvenDeterministically) {
+  ServeRun a = serve("four-a", {"1", "2", "3", "4"}, {0, 1, 2, 3});
+  expect_all_passed(a, 4);
+  ServeRun b = serve("four-b", {"1", "2", "3", "4"}, {3, 1, 0, 2});
+  expect_all_passed(b, 4);
+  expect_identical(a, b);
+}
+
+TEST_F(ServedPrograms, KilledProgramDetachesAndTheOthersFinish) {
+  ServeRun r = serve("killed", {"1", "2", "3 hang"}, {0, 1, 2}, "--no-baselines", 3);
+  EXPECT_EQ(r.server_exit, 1) << r.summary << r.server_log;  // not every application passed
+  ASSERT_EQ(r.json.at("apps").size(), 3u) << r.summary << r.server_log;
+  for (size_t i = 0; i < 2; ++i) {
+    const nlohmann::json& app = r.json.at("apps")[i];
+    EXPECT_EQ(app.at("error"), "") << app;
+    EXPECT_TRUE(app.at("runs")[0].at("passed").get<bool>()) << app;
+    EXPECT_NE(r.outputs[i].find("elements ok"), std::string::npos) << r.outputs[i];
+  }
+  const nlohmann::json& killed = r.json.at("apps")[2];
+  EXPECT_NE(killed.at("error").get<std::string>().find("detached"), std::string::npos) << killed;
+  EXPECT_NE(r.server_log.find("w3 detached"), std::string::npos) << r.server_log;
+  EXPECT_EQ(r.outputs[2].find("elements ok"), std::string::npos) << r.outputs[2];
+}
+
+// A program whose own check fails exits 1: its application fails, with the status.
+TEST_F(ServedPrograms, ExitStatusOfAProgramDecidesItsCheck) {
+  ServeRun r = serve("exit-status", {"2", ""}, {0, 1}, "--no-baselines");  // w2 has no argument: CHECK fails
+  EXPECT_EQ(r.server_exit, 1) << r.summary << r.server_log;
+  ASSERT_EQ(r.json.at("apps").size(), 2u) << r.summary << r.server_log;
+  EXPECT_EQ(r.json.at("apps")[0].at("error"), "") << r.json.at("apps")[0];
+  EXPECT_NE(r.json.at("apps")[1].at("error").get<std::string>().find("exited with status 1"), std::string::npos)
+      << r.json.at("apps")[1];
+}
+
+// Arrays, textures and surfaces over the socket: the program's own checks pass.
+TEST_F(ServedPrograms, TextureAndSurfaceObjectsOfAnAttachedProgram) {
+  ServeRun r = serve("texture", {""}, {0}, "--no-baselines", 0, "texture_objects");
+  EXPECT_EQ(r.server_exit, 0) << r.summary << r.server_log;
+  EXPECT_NE(r.outputs[0].find("PASS texture_objects"), std::string::npos) << r.outputs[0] << r.server_log;
+}
+
+}  // namespace
