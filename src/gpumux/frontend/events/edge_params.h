@@ -36,6 +36,9 @@ struct EdgeParams {
   bool replay_loads = true;
   uint32_t ibuffer_entries = 2;   // instructions a victim issues before it stops, without flush_ibuffer
   uint32_t replay_cycles = 28;    // a resumed victim's dropped loads are sent again: its restart delay
+  // A victim whose registers do not cover the event's may still be preempted
+  // when the register file has enough free registers for the event (paper IV-D).
+  bool free_registers_beyond_victim = false;
 
   static void declare(ParamDecl<EdgeParams>& d) {
     d.param("ekt_entries", &EdgeParams::ekt_entries, "entries", "Event Kernel Table size (registered event kernels)")
@@ -84,6 +87,9 @@ struct EdgeParams {
     d.param("replay_cycles", &EdgeParams::replay_cycles, "core cycles",
             "with replay_loads: delay before a resumed victim that had loads dropped issues again")
         .range(0, 1 << 20);
+    d.param("free_registers_beyond_victim", &EdgeParams::free_registers_beyond_victim, "",
+            "warp-level preemption: a warp with fewer registers than the event may be the victim when the register "
+            "file has free registers for the whole event (the event waits for them if they are taken meanwhile)");
   }
 };
 

@@ -42,6 +42,7 @@ void EventEngine::register_stats(StatRegistry& reg) {
   reg.add("events.preempting", events_preempting_, "warp-level events that preempted a victim warp");
   reg.add("events.latency_cycles", event_cycles_, "sum over events of arrival to completion");
   reg.add("events.scheduling_cycles", scheduling_cycles_, "sum over events of launch to first warp placed");
+  for (sm::Sm* s : sms_) s->register_event_stats(reg);
 }
 
 uint32_t EventEngine::register_kernel(uint32_t app, std::string label, KernelFactory make, exec::AddressSpace& mem,
@@ -63,7 +64,7 @@ uint32_t EventEngine::register_kernel(uint32_t app, std::string label, KernelFac
 
 void EventEngine::unregister_kernel(uint32_t id) { ekt_.at(id - 1) = Entry{}; }
 
-void EventEngine::deliver(uint32_t id, std::vector<std::vector<uint8_t>> blocks,
+void EventEngine::deliver(uint32_t id, std::vector<runtime::EventBlock> blocks,
                           const std::vector<uint64_t>& arrivals_ps) {
   Entry& e = ekt_.at(id - 1);
   const Tick start = engine().now();
@@ -101,9 +102,13 @@ void EventEngine::ring(Entry& e, uint32_t id, Pending p, Cycle now) {
   e.next_slot = (slot + 1) % e.bell.slots;
   e.slot_event[slot] = int64_t(p.record);
   ++e.in_flight;
-  // The device writes the parameter block into the submission queue (functionally now).
-  if (!p.params.empty())
-    e.mem->write(e.bell.submission_queue + uint64_t(slot) * e.bell.param_bytes, p.params.data(), p.params.size());
+  // The device writes the request data and then the parameter block into GPU
+  // memory itself (functionally now; the PCIe time is the launch path's).
+  const runtime::EventPayload& pl = p.block.payload;
+  if (!pl.bytes.empty()) e.mem->write(pl.dst, pl.bytes.data(), pl.bytes.size());
+  const std::vector<uint8_t>& params = p.block.params;
+  if (!params.empty())
+    e.mem->write(e.bell.submission_queue + uint64_t(slot) * e.bell.param_bytes, params.data(), params.size());
   const uint32_t zero = 0;
   e.mem->write(e.bell.completion_queue + uint64_t(slot) * 4, &zero, 4);
   records_[p.record].rung = now;

@@ -71,8 +71,8 @@ class EventEngine : public Component, public sm::EventWarpListener, public Compl
   uint32_t register_kernel(uint32_t app, std::string label, KernelFactory make, exec::AddressSpace& mem,
                            const runtime::Doorbell& bell);
   void unregister_kernel(uint32_t id);
-  // Events with these parameter blocks arrive at now + arrivals_ps[i].
-  void deliver(uint32_t id, std::vector<std::vector<uint8_t>> blocks, const std::vector<uint64_t>& arrivals_ps);
+  // Events with these payloads and parameter blocks arrive at now + arrivals_ps[i].
+  void deliver(uint32_t id, std::vector<runtime::EventBlock> blocks, const std::vector<uint64_t>& arrivals_ps);
   // Every event delivered on doorbell `id` has completed.
   bool idle(uint32_t id) const;
   // The first device fault of an event of doorbell `id`, if any.
@@ -89,7 +89,7 @@ class EventEngine : public Component, public sm::EventWarpListener, public Compl
   struct Pending {  // an event the device holds (not rung yet)
     Cycle arrival = 0;
     size_t record = 0;
-    std::vector<uint8_t> params;
+    runtime::EventBlock block;
   };
   struct Entry {  // EKT entry
     bool used = false;
