@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/core/config.h"
+#include "gpumux/frontend/events/dynamic_reservation.h"
 #include "gpumux/frontend/events/event_engine.h"
 #include "gpumux/multitask/workload_file.h"
 #include "gpumux/runtime/runtime.h"
@@ -204,6 +205,47 @@ TEST(EdgeFreeRegisters, EventsPreemptWarpsWithFewerRegistersOnlyWithTheOption) {
       EXPECT_GT(preempting, 0u) << "no event preempted: the test does not exercise the option";
     else
       EXPECT_EQ(preempting, 0u) << "a victim with fewer registers than the event was preempted";
+  }
+}
+
+// reserve-dynamic: the reservation grows with the events rung in a window
+// and shrinks back when they stop, within [1, reserved_fraction of the SMs].
+TEST(DynamicReservation, FollowsTheEventRateWithinItsBounds) {
+  EdgeParams p;
+  p.reserve_window_us = 1.0;  // 700 cycles at 700 MHz
+  p.events_per_reserved_sm = 2.0;
+  p.reserved_fraction = 0.5;
+  frontend::DynamicReservation r(p, 16, 700.0);
+  EXPECT_EQ(r.reserved(), 1u);
+  EXPECT_EQ(r.mask(), std::vector<bool>({false, false, false, false, false, false, false, false, false, false, false,
+                                         false, false, false, false, true}));
+  for (int i = 0; i < 5; ++i) r.event_rung();
+  EXPECT_EQ(r.next_update(), 700u);
+  EXPECT_TRUE(r.update(700));  // 5 events in a window: 3 SMs
+  EXPECT_EQ(r.reserved(), 3u);
+  for (int i = 0; i < 100; ++i) r.event_rung();
+  EXPECT_TRUE(r.update(1400));  // at most half the SMs
+  EXPECT_EQ(r.reserved(), 8u);
+  for (int i = 0; i < 8; ++i) r.event_rung();
+  EXPECT_TRUE(r.update(3500));  // 8 events over 3 windows: 2.67 per window, 2 SMs
+  EXPECT_EQ(r.reserved(), 2u);
+  EXPECT_TRUE(r.update(4200));  // none: the floor of one SM
+  EXPECT_EQ(r.reserved(), 1u);
+  EXPECT_FALSE(r.update(4900));
+}
+
+TEST(DynamicReservation, EventsAndBackgroundComputeWhatTheFunctionalModelDoes) {
+  static const Outputs want = run(std::make_unique<runtime::Device>(runtime::DeviceLimits{}));
+  // Up to both SMs reserved while events arrive; back to one after them, so that mm finishes.
+  Outputs got = run(timing_device({"edge.scheduling=reserve-dynamic", "edge.reserve_window_us=0.5",
+                                   "edge.events_per_reserved_sm=1", "edge.reserved_fraction=1"}));
+  EXPECT_EQ(got.c, want.c);
+  EXPECT_EQ(got.hops, want.hops);
+  EXPECT_EQ(got.hdr, want.hdr);
+  ASSERT_EQ(got.events.size(), kEvents);
+  for (const frontend::EventRecord& e : got.events) {
+    EXPECT_TRUE(e.done);
+    EXPECT_FALSE(e.warp_level) << "reserved SMs run event kernels as TBs";
   }
 }
 

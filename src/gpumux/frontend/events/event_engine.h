@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "gpumux/core/engine.h"
+#include "gpumux/frontend/events/dynamic_reservation.h"
 #include "gpumux/frontend/events/edge_params.h"
 #include "gpumux/frontend/tb_dispatcher.h"
 #include "gpumux/runtime/events.h"
@@ -116,6 +117,7 @@ class EventEngine : public Component, public sm::EventWarpListener, public Compl
   bool submit_warp(std::unique_ptr<sm::KernelInstance>& k, size_t record);
   void complete(size_t record, Cycle now);
   Cycle launch_path_cycles() const;
+  void resize_reservation(Cycle now, Cycle& next);
 
   EdgeParams p_;
   TbDispatcher& dispatcher_;
@@ -129,7 +131,9 @@ class EventEngine : public Component, public sm::EventWarpListener, public Compl
   std::vector<std::pair<std::unique_ptr<sm::KernelInstance>, size_t>> in_pewt_;
   std::vector<std::pair<uint32_t, size_t>> on_dispatcher_;  // (kernel id, record)
   size_t next_sm_ = 0;
-  Counter events_, events_preempting_, event_cycles_, scheduling_cycles_;
+  std::unique_ptr<DynamicReservation> dynamic_;  // reserve-dynamic only
+  Counter events_, events_preempting_, event_cycles_, scheduling_cycles_, reserved_sm_cycles_;
+  Cycle reserved_since_ = 0;  // reserve-dynamic: the current reservation's start
 };
 
 }  // namespace gpumux::frontend
