@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,7 +18,9 @@
 #include "gpumux/frontend/events/dynamic_reservation.h"
 #include "gpumux/frontend/events/event_engine.h"
 #include "gpumux/multitask/workload_file.h"
+#include "gpumux/gpu/gpu.h"
 #include "gpumux/runtime/runtime.h"
+#include "gpumux/sm/preemption.h"
 #include "gpumux/timing/timing_backend.h"
 #include "workload.h"
 
@@ -86,7 +89,9 @@ enum class Background { Mm, VecAdd };
 // a "NIC" every 0.3 us, each event's headers written by the NIC itself (the
 // event payload); `dev` null: the functional backend. mm (32 registers per
 // thread) covers an event's registers (ipv4: 24); vecadd (16) does not.
-Outputs run(std::unique_ptr<runtime::Device> dev, Background background = Background::Mm) {
+// `midway`, if any, runs on the timing backend once the events are delivered.
+Outputs run(std::unique_ptr<runtime::Device> dev, Background background = Background::Mm,
+            const std::function<void(timing::TimingBackend&)>& midway = {}) {
   runtime::Context& bg = dev->create_context("bg");
   runtime::Context& ev = dev->create_context("ipv4");
   const char* bg_name = background == Background::Mm ? "mm" : "vecadd";
@@ -122,6 +127,7 @@ Outputs run(std::unique_ptr<runtime::Device> dev, Background background = Backgr
   }
   ev.deliver_events(bell, blocks, {.kind = ArrivalProcess::Kind::Periodic, .interval_us = 0.3, .start_us = 10.0},
                     payloads);
+  if (midway) midway(dynamic_cast<timing::TimingBackend&>(dev->backend()));
   ev.wait_events(bell);
   Outputs o;
   o.completions = ev.read<uint32_t>(bell.completion_queue, bell.slots);
@@ -206,6 +212,43 @@ TEST(EdgeFreeRegisters, EventsPreemptWarpsWithFewerRegistersOnlyWithTheOption) {
     else
       EXPECT_EQ(preempting, 0u) << "a victim with fewer registers than the event was preempted";
   }
+}
+
+// A TB-level context switch of every mm TB of an SM while one of its warps
+// is held by an event warp: the TB lending the warp is drained instead (the
+// others are switched); no event is lost and every result is unchanged.
+TEST(EdgeVictimGuard, ATbLendingAWarpToAnEventIsDrainedNotSwitched) {
+  static const Outputs want = run(std::make_unique<runtime::Device>(runtime::DeviceLimits{}));
+  bool requested = false;
+  uint64_t drained_before = 0, drained_after = 0;
+  Outputs got = run(timing_device({}), Background::Mm, [&](timing::TimingBackend& tb) {
+    gpu::Gpu& g = tb.gpu();
+    auto holding = [&]() -> int {
+      for (uint32_t i = 0; i < g.num_sms(); ++i)
+        if (g.sm(i).describe_wait().find("preempted by an event warp") != std::string::npos) return int(i);
+      return -1;
+    };
+    g.run_until([&] { return holding() >= 0 || g.events().idle(1); });
+    const int s = holding();
+    ASSERT_GE(s, 0) << "no event held a victim warp";
+    std::vector<sm::ResidentTb> tbs;
+    g.sm(uint32_t(s)).resident_tbs(g.dispatcher().records().front().id, tbs);
+    ASSERT_FALSE(tbs.empty());
+    for (const sm::ResidentTb& r : tbs) drained_before += r.draining;
+    for (const sm::ResidentTb& r : tbs) g.sm(uint32_t(s)).preempt_tb(r.slot, sm::PreemptAction::Switch, {});
+    g.sm(uint32_t(s)).resident_tbs(g.dispatcher().records().front().id, tbs);
+    for (const sm::ResidentTb& r : tbs) drained_after += r.draining;
+    requested = true;
+  });
+  ASSERT_TRUE(requested);
+  EXPECT_EQ(drained_before, 0u);
+  EXPECT_GE(drained_after, 1u) << "the TB lending its warp was not drained";
+  EXPECT_EQ(got.c, want.c) << "the victims' results changed";
+  EXPECT_EQ(got.hops, want.hops);
+  EXPECT_EQ(got.hdr, want.hdr);
+  EXPECT_EQ(got.completions, std::vector<uint32_t>(8, 1u));
+  ASSERT_EQ(got.events.size(), kEvents);
+  for (const frontend::EventRecord& e : got.events) EXPECT_TRUE(e.done);
 }
 
 // reserve-dynamic: the reservation grows with the events rung in a window
