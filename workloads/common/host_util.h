@@ -62,18 +62,32 @@ void launch(runtime::Context& ctx, const runtime::Kernel& k, runtime::Dim3 grid,
 // Event mode (docs/edge.md): the context's event source delivers `events`
 // requests' worth of event kernels of `k`, each one TB of `threads` threads
 // with the arguments args(e), at most `max_in_flight` at once, and waits for
-// them all. The number of events: the source's count, else `default_events`.
+// them all. payload(e) is the request data the device (the NIC) writes into
+// GPU memory itself before the event, as EDGE's NIC does: the drivers do not
+// copy it from the host. The number of events: the source's count, else
+// `default_events`.
 inline uint32_t event_count(const runtime::Context& ctx, uint32_t default_events) {
   return ctx.event_source() && ctx.event_source()->events ? ctx.event_source()->events : default_events;
 }
-template <class MakeArgs>
+// The payload of an event: `count` elements of `data` from `first`, written to `dst`.
+template <class T>
+runtime::EventPayload payload_of(runtime::DevPtr dst, const std::vector<T>& data, size_t first, size_t count) {
+  const auto* p = reinterpret_cast<const uint8_t*>(data.data() + first);
+  return {dst, std::vector<uint8_t>(p, p + count * sizeof(T))};
+}
+template <class MakeArgs, class MakePayload>
 void deliver_events(runtime::Context& ctx, const runtime::Kernel& k, uint32_t threads, uint32_t max_in_flight,
-                    uint32_t events, MakeArgs args) {
+                    uint32_t events, MakeArgs args, MakePayload payload) {
   runtime::Doorbell bell = ctx.register_event(k, {1}, {threads}, 0, max_in_flight);
   std::vector<runtime::KernelArgs> blocks;
+  std::vector<runtime::EventPayload> payloads;
   blocks.reserve(events);
-  for (uint32_t e = 0; e < events; ++e) blocks.push_back(args(e));
-  ctx.deliver_events(bell, blocks, *ctx.event_source());
+  payloads.reserve(events);
+  for (uint32_t e = 0; e < events; ++e) {
+    blocks.push_back(args(e));
+    payloads.push_back(payload(e));
+  }
+  ctx.deliver_events(bell, blocks, *ctx.event_source(), std::move(payloads));
   ctx.wait_events(bell);
   ctx.unregister_event(bell);
 }

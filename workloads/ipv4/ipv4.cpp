@@ -137,18 +137,22 @@ CheckResult run_ipv4(runtime::Context& ctx, runtime::Module& mod, Size size, uin
       if (rng.below(100) == 0) w[3] ^= 1u << rng.below(32);  // corrupted in transit
       for (int k = 0; k < 5; ++k) hdr[size_t(i) * 5 + k] = be32(w[k]);
     }
-    ctx.memcpy_h2d(d_headers, hdr.data(), hdr.size() * 4);
-    if (events)
-      host::deliver_events(ctx, kernel, 32, 32, num_events, [&](uint32_t e) {
-        runtime::KernelArgs a;
-        a.add(d_headers + uint64_t(e) * 32 * 20).add(d_level[0]).add(d_level[1]).add(d_level[2]);
-        a.add(d_hops + uint64_t(e) * 32 * 4).add(int32_t(32));
-        return a;
-      });
-    else
+    if (events)  // each event's 32 headers come from the NIC
+      host::deliver_events(
+          ctx, kernel, 32, 32, num_events,
+          [&](uint32_t e) {
+            runtime::KernelArgs a;
+            a.add(d_headers + uint64_t(e) * 32 * 20).add(d_level[0]).add(d_level[1]).add(d_level[2]);
+            a.add(d_hops + uint64_t(e) * 32 * 4).add(int32_t(32));
+            return a;
+          },
+          [&](uint32_t e) { return host::payload_of(d_headers + uint64_t(e) * 32 * 20, hdr, size_t(e) * 32 * 5, 32 * 5); });
+    else {
+      ctx.memcpy_h2d(d_headers, hdr.data(), hdr.size() * 4);
       for (int p = 0; p < passes; ++p)
         host::launch(ctx, kernel, host::blocks_for(batch, 256), 256, d_headers, d_level[0], d_level[1], d_level[2],
                      d_hops, batch);
+    }
     std::vector<uint32_t> got_hops = ctx.read<uint32_t>(d_hops, batch);
     std::vector<uint32_t> got_hdr = ctx.read<uint32_t>(d_headers, hdr.size());
 

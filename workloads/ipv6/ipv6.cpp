@@ -152,18 +152,22 @@ CheckResult run_ipv6(runtime::Context& ctx, runtime::Module& mod, Size size, uin
         a = {0x20000000u | (rng.u32() & 0x1fffffffu), rng.u32(), rng.u32(), rng.u32()};
       }
     }
-    ctx.memcpy_h2d(d_addr, addrs.data(), uint64_t(batch) * 16);
     // Lookups only read the batch: every pass gives the same hops.
-    if (events)
-      host::deliver_events(ctx, kernel, 32, 32, num_events, [&](uint32_t e) {
-        runtime::KernelArgs a;
-        a.add(d_addr + uint64_t(e) * 32 * 16).add(d_entries).add(int32_t(n)).add(d_hops + uint64_t(e) * 32 * 4);
-        a.add(int32_t(32));
-        return a;
-      });
-    else
+    if (events)  // each event's 32 addresses come from the NIC
+      host::deliver_events(
+          ctx, kernel, 32, 32, num_events,
+          [&](uint32_t e) {
+            runtime::KernelArgs a;
+            a.add(d_addr + uint64_t(e) * 32 * 16).add(d_entries).add(int32_t(n)).add(d_hops + uint64_t(e) * 32 * 4);
+            a.add(int32_t(32));
+            return a;
+          },
+          [&](uint32_t e) { return host::payload_of(d_addr + uint64_t(e) * 32 * 16, addrs, size_t(e) * 32, 32); });
+    else {
+      ctx.memcpy_h2d(d_addr, addrs.data(), uint64_t(batch) * 16);
       for (int p = 0; p < passes; ++p)
         host::launch(ctx, kernel, host::blocks_for(batch, 256), 256, d_addr, d_entries, n, d_hops, batch);
+    }
     std::vector<uint32_t> got = ctx.read<uint32_t>(d_hops, batch), want(batch);
     for (int i = 0; i < batch; ++i) {
       want[i] = longest_match(routes, addrs[i], 128);

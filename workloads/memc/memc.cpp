@@ -118,19 +118,23 @@ CheckResult run_memc(runtime::Context& ctx, runtime::Module& mod, Size size, uin
     std::vector<Key> get_keys(gets);
     for (Key& k : get_keys)
       k = rng.below(5) ? keys[rng.below(uint32_t(keys.size()))] : Key{rng.u32(), rng.u32(), rng.u32(), rng.u32()};
-    ctx.memcpy_h2d(d_get_keys, get_keys.data(), uint64_t(gets) * 16);
     ctx.memset(d_responses, 0, uint64_t(gets) * kResponseWords * 4);
-    if (events)
-      host::deliver_events(ctx, get, 32, 16, num_events, [&](uint32_t e) {
-        runtime::KernelArgs a;
-        a.add(d_get_keys + uint64_t(e) * 32 * 16).add(d_heads).add(d_items).add(d_values).add(buckets - 1);
-        a.add(d_responses + uint64_t(e) * 32 * kResponseWords * 4).add(int32_t(32)).add(d_stats);
-        return a;
-      });
-    else
+    if (events) {  // each event's 32 keys come from the NIC
+      host::deliver_events(
+          ctx, get, 32, 16, num_events,
+          [&](uint32_t e) {
+            runtime::KernelArgs a;
+            a.add(d_get_keys + uint64_t(e) * 32 * 16).add(d_heads).add(d_items).add(d_values).add(buckets - 1);
+            a.add(d_responses + uint64_t(e) * 32 * kResponseWords * 4).add(int32_t(32)).add(d_stats);
+            return a;
+          },
+          [&](uint32_t e) { return host::payload_of(d_get_keys + uint64_t(e) * 32 * 16, get_keys, size_t(e) * 32, 32); });
+    } else {
+      ctx.memcpy_h2d(d_get_keys, get_keys.data(), uint64_t(gets) * 16);
       for (int p = 0; p < passes; ++p)
         host::launch(ctx, get, host::blocks_for(gets, 256), 256, d_get_keys, d_heads, d_items, d_values, buckets - 1,
                      d_responses, gets, d_stats);
+    }
     std::vector<uint32_t> got = ctx.read<uint32_t>(d_responses, size_t(gets) * kResponseWords);
     std::vector<uint32_t> want(got.size(), 0);
     for (int i = 0; i < gets; ++i) {

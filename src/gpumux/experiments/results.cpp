@@ -7,6 +7,7 @@
 #include <functional>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -95,37 +96,86 @@ RunQos run_qos(const json& run) {
   return q;
 }
 
+// The slowdowns of single kernels against the app's isolated run (EDGE's
+// ANTT, Hetherington et al. section VI-D: over every kernel): an event
+// kernel's launch-to-end cycles over its app's isolated mean, and an app
+// without events the kernel-busy cycles of its first run over its isolated
+// run's. Empty when the isolated run is missing.
+std::optional<double> event_slowdown(const json& app, const json& e) {
+  const double alone = app.value("alone_event_cycles", 0.0);
+  if (alone <= 0) return std::nullopt;
+  return (e.at("finished").get<double>() - e.at("launched").get<double>()) / alone;
+}
+std::optional<double> kernel_slowdown(const json& app) {
+  const double alone = app.value("alone_kernel_cycles", 0.0);
+  if (alone <= 0) return std::nullopt;
+  return app.at("first_run_kernel_cycles").get<double>() / alone;
+}
+// The mean of every kernel's slowdown: each event, and each app without events.
+std::string kernel_antt(const json& run) {
+  const json& apps = run.at("apps");
+  std::vector<bool> has_events(apps.size(), false);
+  double sum = 0;
+  size_t n = 0;
+  for (const json& e : run.value("events", json::array())) {
+    const size_t a = e.at("app").get<size_t>();
+    has_events.at(a) = true;
+    if (!e.at("done").get<bool>()) continue;
+    std::optional<double> x = event_slowdown(apps[a], e);
+    if (!x) return "";
+    sum += *x;
+    ++n;
+  }
+  for (size_t a = 0; a < apps.size(); ++a) {
+    if (has_events[a]) continue;
+    std::optional<double> x = kernel_slowdown(apps[a]);
+    if (!x) return "";
+    sum += *x;
+    ++n;
+  }
+  return n && !run.value("events", json::array()).empty() ? num(sum / double(n)) : "";
+}
+
 // Rows of one run (one per application); empty cells where the run has no metrics.
 // The app's event kernels (docs/edge.md), in core cycles: how many, means of
-// their latencies, the 99th percentile of scheduling latency (tail), and the
-// mean warp preemption latency of those that preempted a victim warp.
+// their latencies, the 99th percentile of scheduling latency (tail), every
+// scheduling latency (a list, for CDFs), the mean warp preemption latency of
+// those that preempted a victim warp, and their mean slowdown (event_ntt).
 void add_event_cells(const json& run, size_t app, std::vector<std::pair<std::string, std::string>>& cells) {
-  std::vector<double> latency, launch, sched, preempt;
+  std::vector<double> latency, launch, sched, preempt, slowdown;
+  const json& a = run.at("apps").at(app);
   for (const json& e : run.value("events", json::array())) {
     if (e.at("app").get<size_t>() != app || !e.at("done").get<bool>()) continue;
     latency.push_back(e.at("latency").get<double>());
     launch.push_back(e.at("launch_latency").get<double>());
     sched.push_back(e.at("scheduling_latency").get<double>());
     if (e.at("preempted").get<bool>()) preempt.push_back(e.at("preemption_latency").get<double>());
+    if (std::optional<double> x = event_slowdown(a, e)) slowdown.push_back(*x);
   }
   auto mean = [](const std::vector<double>& v) {
     double sum = 0;
     for (double x : v) sum += x;
     return v.empty() ? std::string() : num(sum / double(v.size()));
   };
-  std::string p99;
+  std::string p99, all;
   if (!sched.empty()) {
     std::vector<double> sorted = sched;
     std::sort(sorted.begin(), sorted.end());
     p99 = num(sorted[std::min(sorted.size() - 1, size_t(std::ceil(0.99 * double(sorted.size()))) - 1)]);
+    for (double x : sched) all += (all.empty() ? "" : " ") + num(x);
   }
+  std::optional<double> kernel = kernel_slowdown(a);
   cells.insert(cells.end(), {{"events", std::to_string(latency.size())},
                              {"event_latency", mean(latency)},
                              {"event_launch_latency", mean(launch)},
                              {"event_sched_latency", mean(sched)},
                              {"event_sched_p99", p99},
+                             {"event_sched_latencies", all},
                              {"events_preempting", std::to_string(preempt.size())},
-                             {"warp_preempt_latency", mean(preempt)}});
+                             {"warp_preempt_latency", mean(preempt)},
+                             {"event_ntt", slowdown.size() == latency.size() ? mean(slowdown) : ""},
+                             {"kernel_ntt", kernel && latency.empty() ? num(*kernel) : ""},
+                             {"kernel_antt", kernel_antt(run)}});
 }
 
 void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
@@ -290,7 +340,7 @@ StudyResults collect_results(const Study& s, const std::vector<PlannedRun>& runs
   StudyResults out;
   out.mixes.per_run = out.isolated.per_run = {"stp",      "antt",        "fairness",          "cycles",
                                               "qos_apps", "qos_case",    "non_qos_ipc",       "run_preempt_bytes",
-                                              "run_preempt_cycles"};
+                                              "run_preempt_cycles", "kernel_antt"};
   std::map<std::string, json> loaded;
   std::set<std::string> counted;
   for (const PlannedRun& r : runs) {

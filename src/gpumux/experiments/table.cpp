@@ -227,9 +227,15 @@ std::vector<double> select_values(const Table& t, std::string_view metric, const
     if (!ok || (once && !seen.insert(row[size_t(run)]).second)) continue;
     const std::string& cell = row[size_t(c)];
     if (cell.empty()) continue;  // no value in this row (e.g. no metrics for a failed run)
-    double d;
-    if (!to_number(cell, d)) throw std::invalid_argument(fmt::format("'{}' value '{}' is not a number", metric, cell));
-    out.push_back(d);
+    // A list cell (numbers separated by blanks, e.g. event_sched_latencies) gives each of its values.
+    for (size_t from = 0; from < cell.size();) {
+      size_t to = std::min(cell.find(' ', from), cell.size());
+      double d;
+      if (!to_number(cell.substr(from, to - from), d))
+        throw std::invalid_argument(fmt::format("'{}' value '{}' is not a number", metric, cell));
+      out.push_back(d);
+      from = to + 1;
+    }
   }
   return out;
 }

@@ -267,6 +267,7 @@ struct Baseline {
   uint64_t warp_insts = 0;
   uint64_t thread_insts = 0;
   Cycle kernel_cycles = 0;  // its kernels were busy (kernel_busy_cycles)
+  double event_cycles = 0;  // mean launch-to-end cycles of its event kernels (0: none)
   // Thread instructions per core cycle while its kernels ran.
   double ipc() const { return kernel_cycles ? double(thread_insts) / double(kernel_cycles) : 0.0; }
 };
@@ -275,8 +276,15 @@ struct Baseline {
 std::optional<Baseline> measured_alone(const RunResult& r) {
   const AppOutcome& out = r.apps[0];
   if (!out.ok() || !out.runs[0].passed) return std::nullopt;
+  double event_cycles = 0;
+  size_t events = 0;
+  for (const frontend::EventRecord& e : r.events)
+    if (e.done) {
+      event_cycles += double(e.finished - e.launched);
+      ++events;
+    }
   return Baseline{double(out.runs[0].cycles()), out.warp_insts, out.thread_insts,
-                  kernel_busy_cycles(r.kernels, 0, out.runs[0])};
+                  kernel_busy_cycles(r.kernels, 0, out.runs[0]), events ? event_cycles / double(events) : 0.0};
 }
 
 std::string baseline_key(const AppSpec& a, const Config& config) {
@@ -293,7 +301,8 @@ void store(std::optional<BaselineCache>& cache, const std::string& key, const Ba
     cache->put(key, {{"cycles", b.cycles},
                      {"warp_insts", b.warp_insts},
                      {"thread_insts", b.thread_insts},
-                     {"kernel_cycles", b.kernel_cycles}});
+                     {"kernel_cycles", b.kernel_cycles},
+                     {"event_cycles", b.event_cycles}});
 }
 
 // The isolated run of `a`, as isolated() simulates it: alone under fcfs, from
@@ -329,11 +338,13 @@ std::optional<Baseline> isolated(const AppSpec& a, const Config& config, const W
   std::string key = baseline_key(a, config);
   std::optional<BaselineCache> cache = open_cache(o);
   if (cache) {
-    // An entry without thread counts predates the QoS goals (possible under
-    // the fixed build id "unknown-build" of builds outside CMake): a miss.
-    if (auto hit = cache->get(key); hit && hit->contains("thread_insts"))
+    // An entry without thread counts or event cycles predates the QoS goals or
+    // EDGE's ANTT (possible under the fixed build id "unknown-build" of builds
+    // outside CMake): a miss.
+    if (auto hit = cache->get(key); hit && hit->contains("thread_insts") && hit->contains("event_cycles"))
       return Baseline{hit->at("cycles").get<double>(), hit->at("warp_insts").get<uint64_t>(),
-                      hit->at("thread_insts").get<uint64_t>(), hit->at("kernel_cycles").get<Cycle>()};
+                      hit->at("thread_insts").get<uint64_t>(), hit->at("kernel_cycles").get<Cycle>(),
+                      hit->at("event_cycles").get<double>()};
   }
   RunResult r = simulate(isolated_workload(a, w), config, nullptr, {}, o.attached, true);
   const AppOutcome& out = r.apps[0];
@@ -423,6 +434,8 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
     else if (!own_run) b = alone[i] ? alone[i] : isolated(w.apps[i], config, w, o, a.alone_error);
     if (!b) continue;
     a.alone = a.by_rate ? b->cycles / double(std::max<uint64_t>(b->warp_insts, 1)) : b->cycles;
+    a.alone_kernel_cycles = double(b->kernel_cycles);
+    a.alone_event_cycles = b->event_cycles;
     if (a.shared > 0) times.push_back({a.name, a.shared, a.alone});
   }
   if (times.size() == r.apps.size()) r.metrics = compute_metrics(times);
@@ -495,7 +508,8 @@ nlohmann::json to_json(const RunResult& r) {
                     {"shared", a.shared}, {"alone", a.alone_error.empty() ? json(a.alone) : json(nullptr)},
                     {"alone_error", a.alone_error}, {"unit", a.by_rate ? "cycles/warp_inst" : "cycles"},
                     {"first_run_kernel_cycles",
-                     a.runs.empty() ? 0 : kernel_busy_cycles(r.kernels, uint32_t(i), a.runs[0])}});
+                     a.runs.empty() ? 0 : kernel_busy_cycles(r.kernels, uint32_t(i), a.runs[0])},
+                    {"alone_kernel_cycles", a.alone_kernel_cycles}, {"alone_event_cycles", a.alone_event_cycles}});
   }
   json kernels = json::array();
   for (const frontend::KernelRecord& k : r.kernels)

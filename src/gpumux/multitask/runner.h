@@ -68,6 +68,9 @@ struct AppOutcome {
   // run completed (cycle-limited runs), cycles per warp instruction instead.
   double shared = 0, alone = 0;
   bool by_rate = false;       // shared/alone are cycles per warp instruction
+  // Its isolated run's first-run kernel-busy cycles and the mean launch-to-end
+  // cycles of its event kernels (0: none), for per-kernel slowdowns (EDGE's ANTT).
+  double alone_kernel_cycles = 0, alone_event_cycles = 0;
   // Why the isolated run gave no time (it faulted or failed its check): then
   // `alone`, this app's NTT and the workload's metrics are unavailable.
   std::string alone_error;

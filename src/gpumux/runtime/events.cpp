@@ -97,16 +97,25 @@ void Context::unregister_event(const Doorbell& d) {
   std::erase_if(event_kernels_, [&](const auto& p) { return p.get() == &e; });
 }
 
-void Context::deliver_events(const Doorbell& d, const std::vector<KernelArgs>& blocks, const ArrivalProcess& p) {
+void Context::deliver_events(const Doorbell& d, const std::vector<KernelArgs>& blocks, const ArrivalProcess& p,
+                             std::vector<EventPayload> payloads) {
   const EventKernel& e = event_kernel(d);
-  std::vector<std::vector<uint8_t>> packed;
-  packed.reserve(blocks.size());
-  for (const KernelArgs& a : blocks) {
+  if (!payloads.empty() && payloads.size() != blocks.size())
+    throw ApiError(fmt::format("events of {}: {} payloads for {} parameter blocks (none or one per block)",
+                               e.kernel.name(), payloads.size(), blocks.size()));
+  std::vector<EventBlock> packed(blocks.size());
+  for (size_t i = 0; i < blocks.size(); ++i) {
     try {
-      packed.push_back(pack_arguments(e.kernel.function(), a));
+      packed[i].params = pack_arguments(e.kernel.function(), blocks[i]);
     } catch (const ApiError& err) {
-      throw ApiError(fmt::format("event parameter block {} of {}: {}", packed.size(), e.kernel.name(), err.what()));
+      throw ApiError(fmt::format("event parameter block {} of {}: {}", i, e.kernel.name(), err.what()));
     }
+    if (payloads.empty()) continue;
+    EventPayload& pl = payloads[i];
+    if (!pl.bytes.empty() && !mem_->translate(pl.dst, pl.bytes.size()))
+      throw ApiError(fmt::format("event payload {} of {}: {}", i, e.kernel.name(),
+                                 mem_->explain(pl.dst, pl.bytes.size())));
+    packed[i].payload = std::move(pl);
   }
   call_in_order();
   dev_.backend().deliver_events(e.reg, std::move(packed), arrival_times_ps(p, blocks.size()));
@@ -119,14 +128,16 @@ void Context::wait_events(const Doorbell& d) {
 
 uint32_t LaunchBackend::register_event(const RegisteredEvent&) { return next_event_id_++; }
 
-void LaunchBackend::deliver_events(const RegisteredEvent& e, std::vector<std::vector<uint8_t>> blocks,
+void LaunchBackend::deliver_events(const RegisteredEvent& e, std::vector<EventBlock> blocks,
                                    std::vector<uint64_t>) {
   const uint32_t one = 1;
   for (size_t i = 0; i < blocks.size(); ++i) {
     const uint64_t slot = i % e.bell.slots;
-    if (!blocks[i].empty())
-      e.ctx->memory().write(e.bell.submission_queue + slot * e.bell.param_bytes, blocks[i].data(), blocks[i].size());
-    Launch l{e.ctx, e.kernel, e.grid, e.block, e.dyn_smem, {}, std::move(blocks[i])};
+    EventBlock& b = blocks[i];
+    if (!b.payload.bytes.empty()) e.ctx->memory().write(b.payload.dst, b.payload.bytes.data(), b.payload.bytes.size());
+    if (!b.params.empty())
+      e.ctx->memory().write(e.bell.submission_queue + slot * e.bell.param_bytes, b.params.data(), b.params.size());
+    Launch l{e.ctx, e.kernel, e.grid, e.block, e.dyn_smem, {}, std::move(b.params)};
     launch(l);
     synchronize(*e.ctx);
     e.ctx->memory().write(e.bell.completion_queue + slot * 4, &one, 4);

@@ -5,7 +5,7 @@
 // completion queue in GPU memory.
 //
 //   Doorbell bell = ctx.register_event(kernel, {1}, {32}, 0, 8);
-//   ctx.deliver_events(bell, blocks, ArrivalProcess{...});  // the NIC's stream of requests
+//   ctx.deliver_events(bell, blocks, ArrivalProcess{...}, payloads);  // the NIC's stream of requests
 //   ctx.wait_events(bell);                                  // every delivered event completed
 //   ctx.unregister_event(bell);
 #pragma once
@@ -34,6 +34,20 @@ const char* arrival_kind_name(ArrivalProcess::Kind k);
 bool parse_arrival_kind(std::string_view s, ArrivalProcess::Kind& out);
 // The arrival times of `n` events, in picoseconds after delivery starts (non-decreasing).
 std::vector<uint64_t> arrival_times_ps(const ArrivalProcess& p, size_t n);
+
+// An event's request data (packets, keys) that the device itself writes into
+// GPU memory before its parameter block (a NIC's DMA, as with GPUDirect): it
+// does not pass through the host or its copy engines.
+struct EventPayload {
+  DevPtr dst = 0;
+  std::vector<uint8_t> bytes;
+};
+// What the device writes for one event: its payload, then its packed
+// parameter block into the submission queue.
+struct EventBlock {
+  std::vector<uint8_t> params;
+  EventPayload payload;
+};
 
 // What register_event returns: where the device writes parameter blocks and
 // reads completion flags.

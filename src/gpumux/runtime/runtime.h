@@ -283,8 +283,11 @@ class Context {
   Doorbell register_event(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, uint32_t max_in_flight);
   void unregister_event(const Doorbell& d);
   // The device (a NIC) delivers one event per parameter block at the arrival
-  // times of `p`, counted from now, without the host on the path.
-  void deliver_events(const Doorbell& d, const std::vector<KernelArgs>& blocks, const ArrivalProcess& p);
+  // times of `p`, counted from now, without the host on the path; with
+  // `payloads` (none, or one per block) it first writes each event's request
+  // data into GPU memory itself.
+  void deliver_events(const Doorbell& d, const std::vector<KernelArgs>& blocks, const ArrivalProcess& p,
+                      std::vector<EventPayload> payloads = {});
   // Waits until every event delivered on `d` has completed.
   void wait_events(const Doorbell& d);
   // The event source of the application's workload entry (none: its driver
@@ -365,11 +368,11 @@ class LaunchBackend {
   // (> 0). ApiError when the table is full. Default: no table limit.
   virtual uint32_t register_event(const RegisteredEvent& e);
   virtual void unregister_event(Context&, uint32_t /*id*/) {}
-  // The device delivers one event per packed parameter block at the given
-  // arrival times (ps from now). Default, for backends without time: each
-  // block written to its submission-queue slot and launched in order, its
-  // completion flag set after it.
-  virtual void deliver_events(const RegisteredEvent& e, std::vector<std::vector<uint8_t>> blocks,
+  // The device delivers one event per block (payload, packed parameters) at
+  // the given arrival times (ps from now). Default, for backends without
+  // time: each payload and block written, launched in order, its completion
+  // flag set after it.
+  virtual void deliver_events(const RegisteredEvent& e, std::vector<EventBlock> blocks,
                               std::vector<uint64_t> arrivals_ps);
   virtual void wait_events(Context& ctx, uint32_t /*id*/) { synchronize(ctx); }
   virtual void synchronize(Context& ctx) = 0;

@@ -94,12 +94,6 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
             "TBs resumed on this SM with their parked shared memory (neither saved nor restored)");
   stats.add(pre + "preempt.shared_evictions", stats_.shared_evictions,
             "parked shared memory written back to the save area (space needed, or the TB resumes elsewhere)");
-  stats.add(pre + "events.warps_free", stats_.event_warps_free, "event warps started in a free warp slot");
-  stats.add(pre + "events.warps_preempting", stats_.event_warps_preempting,
-            "event warps started in the warp slot of a preempted victim warp");
-  stats.add(pre + "events.victim_warps", stats_.victim_warps, "warps of the kernel preempted by event warps");
-  stats.add(pre + "events.victim_register_saves", stats_.victim_register_saves,
-            "victim warps of the kernel whose registers went through memory (no free registers for the event)");
 }
 
 Sm::~Sm() = default;

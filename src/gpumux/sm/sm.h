@@ -141,6 +141,7 @@ class Sm : public Component, public mem::MemSink {
   KernelQuotas* quotas() { return quotas_.get(); }
   // Warp-level event kernels (event_warps.h, sm_event_warps.cpp). Before any TB.
   void enable_event_warps(const EdgeParams& p, EventWarpListener& listener);
+  void register_event_stats(StatRegistry& stats);
   // Whether the Pending Event Warp Table has a free entry.
   bool event_table_has_room() const;
   // Whether an event warp of `k` would start now in a free warp slot.
@@ -326,7 +327,9 @@ class Sm : public Component, public mem::MemSink {
   void try_start_event(size_t e, Cycle now);
   void start_event_warp(size_t e, Cycle now);
   void begin_preemption(size_t e, uint16_t victim, Cycle now);
+  bool victim_candidate(const WarpSlot& w, const KernelInstance& k) const;
   void poll_victim(size_t e, Cycle now);
+  void take_event_registers(size_t e, WarpSlot& victim, Cycle now);
   void advance_victim(size_t e, PreemptWait next, Cycle now);
   void hold_victim(size_t e, Cycle now);
   bool victim_loads_pending(const WarpSlot& w) const;

@@ -33,6 +33,17 @@ void Sm::enable_event_warps(const EdgeParams& p, EventWarpListener& listener) {
   tbs_.resize(size_t(p_.tb_slots) + p.pewt_entries);
 }
 
+// Registered with the event engine, so that runs without event kernels have none of these statistics.
+void Sm::register_event_stats(StatRegistry& stats) {
+  std::string pre = fmt::format("sm{}.", id_);
+  stats.add(pre + "events.warps_free", stats_.event_warps_free, "event warps started in a free warp slot");
+  stats.add(pre + "events.warps_preempting", stats_.event_warps_preempting,
+            "event warps started in the warp slot of a preempted victim warp");
+  stats.add(pre + "events.victim_warps", stats_.victim_warps, "warps of the kernel preempted by event warps");
+  stats.add(pre + "events.victim_register_saves", stats_.victim_register_saves,
+            "victim warps of the kernel whose registers went through memory (no free registers for the event)");
+}
+
 bool Sm::event_table_has_room() const { return events_ && events_->busy < events_->entries.size(); }
 
 bool Sm::event_fits_free(const KernelInstance& k) const {
@@ -47,14 +58,22 @@ uint32_t warp_registers(const KernelInstance& k) { return k.needs.warps ? k.need
 
 }  // namespace
 
+// A warp that may be preempted for event kernel `k`: resident, issuing or at
+// a barrier, of a running TB not being preempted, not an event warp, whose
+// registers cover the event's (or, with free_registers_beyond_victim, the
+// register file has free registers for it).
+bool Sm::victim_candidate(const WarpSlot& w, const KernelInstance& k) const {
+  if (!w.warp || (w.block != Block::None && w.block != Block::Barrier) || w.kernel->event) return false;
+  const TbSlot& t = tbs_[w.tb];
+  if (t.phase != Phase::Running || t.marked) return false;
+  return warp_registers(*w.kernel) >= k.needs.registers ||
+         (events_->p.free_registers_beyond_victim && regs_.fits(k.needs.registers));
+}
+
 bool Sm::event_can_preempt(const KernelInstance& k) const {
   if (k.needs.shared_bytes > 0) return false;
-  for (uint16_t s = 0; s < p_.warp_slots; ++s) {
-    const WarpSlot& w = warps_[s];
-    if (!w.warp || (w.block != Block::None && w.block != Block::Barrier) || w.kernel->event) continue;
-    const TbSlot& t = tbs_[w.tb];
-    if (t.phase == Phase::Running && !t.marked && warp_registers(*w.kernel) >= k.needs.registers) return true;
-  }
+  for (uint16_t s = 0; s < p_.warp_slots; ++s)
+    if (victim_candidate(warps_[s], k)) return true;
   return false;
 }
 
@@ -177,9 +196,7 @@ void Sm::try_start_event(size_t e, Cycle now) {
   int32_t best = -1;
   for (uint16_t s = 0; s < p_.warp_slots; ++s) {
     const WarpSlot& w = warps_[s];
-    if (!w.warp || (w.block != Block::None && w.block != Block::Barrier) || w.kernel->event) continue;
-    const TbSlot& t = tbs_[w.tb];
-    if (t.phase != Phase::Running || t.marked || warp_registers(*w.kernel) < k.needs.registers) continue;
+    if (!victim_candidate(w, k)) continue;
     // A warp already chosen by another entry is taken.
     bool taken = false;
     for (const auto& o : events_->entries) taken |= o.state != EventWarpTable::State::Free && o.victim == s;
@@ -229,23 +246,30 @@ void Sm::poll_victim(size_t e, Cycle now) {
       }
       advance_victim(e, PreemptWait::Pipeline, now);
       [[fallthrough]];
-    case PreemptWait::Pipeline: {
+    case PreemptWait::Pipeline:
       if (now < x.pipeline_done) return;
       advance_victim(e, PreemptWait::Save, now);
-      const KernelInstance& k = *x.kernel;
-      if (regs_.fits(k.needs.registers)) {
-        x.own_regs = true;
-        return start_event_warp(e, now);
-      }
-      // The event overwrites registers of the victim: they go through memory.
-      x.rec.saved_registers = true;
-      stats_.victim_register_saves[w.kernel->key].add();
-      x.state = EventWarpTable::State::Saving;
-      start_event_transfer(e, true, now);
-      return;
-    }
-    case PreemptWait::Save: return;
+      [[fallthrough]];
+    case PreemptWait::Save: take_event_registers(e, w, now); return;
   }
+}
+
+// The quiesced victim's event gets free registers, else the victim's own
+// (saved through memory first); a victim with fewer registers than the event
+// (free_registers_beyond_victim) waits in Save until free registers appear.
+void Sm::take_event_registers(size_t e, WarpSlot& victim, Cycle now) {
+  auto& x = events_->entries[e];
+  const KernelInstance& k = *x.kernel;
+  if (regs_.fits(k.needs.registers)) {
+    x.own_regs = true;
+    return start_event_warp(e, now);
+  }
+  if (warp_registers(*victim.kernel) < k.needs.registers) return;
+  // The event overwrites registers of the victim: they go through memory.
+  x.rec.saved_registers = true;
+  stats_.victim_register_saves[victim.kernel->key].add();
+  x.state = EventWarpTable::State::Saving;
+  start_event_transfer(e, true, now);
 }
 
 void Sm::start_event_transfer(size_t e, bool write, Cycle now) {

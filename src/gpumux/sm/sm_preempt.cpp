@@ -92,9 +92,16 @@ void Sm::preempt_tb(uint16_t ti, PreemptAction a, const ContextSaveOptions& o) {
   // A draining TB may still be switched or flushed (hybrid preemption).
   if (!t.used || t.phase != Phase::Running || (t.marked && (t.action != PreemptAction::Drain || a == PreemptAction::Drain)))
     return;
-  bool live = false;
-  for (uint16_t slot : t.warps) live |= owns(ti, slot) && warps_[slot].block != Block::Exited;
-  if (!live || (a == PreemptAction::Flush && (t.side_effects || t.flushed_before))) a = PreemptAction::Drain;
+  // A TB with a warp lent to an event warp (a held EDGE victim, docs/edge.md)
+  // is drained instead: the warp's slot (and maybe registers) are the event's
+  // until it ends, and the victim resumes only then.
+  bool live = false, lent = false;
+  for (uint16_t slot : t.warps) {
+    if (!owns(ti, slot)) continue;
+    live |= warps_[slot].block != Block::Exited;
+    lent |= warps_[slot].block == Block::Victim;
+  }
+  if (!live || lent || (a == PreemptAction::Flush && (t.side_effects || t.flushed_before))) a = PreemptAction::Drain;
   t.marked = true;
   t.action = a;
   t.live_only = o.live_registers_only;

@@ -110,7 +110,7 @@ uint32_t TimingBackend::register_event(const RegisteredEvent& e) {
 
 void TimingBackend::unregister_event(runtime::Context&, uint32_t id) { gpu_.events().unregister_kernel(id); }
 
-void TimingBackend::deliver_events(const RegisteredEvent& e, std::vector<std::vector<uint8_t>> blocks,
+void TimingBackend::deliver_events(const RegisteredEvent& e, std::vector<runtime::EventBlock> blocks,
                                    std::vector<uint64_t> arrivals_ps) {
   throw_if_faulted(*e.ctx);
   gpu_.events().deliver(e.bell.id, std::move(blocks), arrivals_ps);

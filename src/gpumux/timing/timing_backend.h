@@ -52,7 +52,7 @@ class TimingBackend : public runtime::LaunchBackend {
   // Event kernels on the GPU's EventEngine (docs/edge.md).
   uint32_t register_event(const RegisteredEvent& e) override;
   void unregister_event(runtime::Context& ctx, uint32_t id) override;
-  void deliver_events(const RegisteredEvent& e, std::vector<std::vector<uint8_t>> blocks,
+  void deliver_events(const RegisteredEvent& e, std::vector<runtime::EventBlock> blocks,
                       std::vector<uint64_t> arrivals_ps) override;
   void wait_events(runtime::Context& ctx, uint32_t id) override;
   void synchronize(runtime::Context& ctx) override;

@@ -15,6 +15,7 @@ enum class EventScheduling : uint8_t {
   Preempt,  // warp-level events: a free warp slot, else preempt one victim warp; others as drain
   Drain,    // stop placing background TBs until the event's TBs fit
   Reserve,  // a fraction of the SMs runs events only
+  ReserveDynamic,  // as Reserve, the fraction following the measured event rate
 };
 enum class VictimPolicy : uint8_t { Oldest, Newest };
 
@@ -27,7 +28,9 @@ struct EdgeParams {
   double cpu_launch_us = 5.0;          // CPU path: from the device's interrupt to the kernel being ready
   double cpu_api_us = 2.0;             // of which the host's launch API call
   EventScheduling scheduling = EventScheduling::Preempt;
-  double reserved_fraction = 0.5;      // Reserve: of the SMs (at least one)
+  double reserved_fraction = 0.5;      // Reserve: of the SMs (at least one); ReserveDynamic: the most
+  double reserve_window_us = 2.0;      // ReserveDynamic: how often the reservation is resized
+  double events_per_reserved_sm = 4.0; // ReserveDynamic: events per window for each reserved SM
   VictimPolicy victim = VictimPolicy::Oldest;
   // Flush optimizations of warp-level preemption, each switchable.
   bool raise_victim_priority = true;
@@ -36,6 +39,9 @@ struct EdgeParams {
   bool replay_loads = true;
   uint32_t ibuffer_entries = 2;   // instructions a victim issues before it stops, without flush_ibuffer
   uint32_t replay_cycles = 28;    // a resumed victim's dropped loads are sent again: its restart delay
+  // A victim whose registers do not cover the event's may still be preempted
+  // when the register file has enough free registers for the event (paper IV-D).
+  bool free_registers_beyond_victim = false;
 
   static void declare(ParamDecl<EdgeParams>& d) {
     d.param("ekt_entries", &EdgeParams::ekt_entries, "entries", "Event Kernel Table size (registered event kernels)")
@@ -60,12 +66,21 @@ struct EdgeParams {
         .range_float(0, 1e9);
     d.choice("scheduling", &EdgeParams::scheduling,
              {{"preempt", EventScheduling::Preempt}, {"drain", EventScheduling::Drain},
-              {"reserve", EventScheduling::Reserve}},
+              {"reserve", EventScheduling::Reserve}, {"reserve-dynamic", EventScheduling::ReserveDynamic}},
              "preempt: warp-level events take a free warp slot or preempt a victim warp; drain: background TBs "
-             "stop being placed until the event's TBs fit; reserve: reserved_fraction of the SMs run events only");
+             "stop being placed until the event's TBs fit; reserve: reserved_fraction of the SMs run events only; "
+             "reserve-dynamic: the reserved SMs follow the event rate (reserve_window_us, events_per_reserved_sm), "
+             "at most reserved_fraction of them");
     d.param("reserved_fraction", &EdgeParams::reserved_fraction, "",
-            "reserve: fraction of the SMs kept for event kernels (at least one)")
+            "reserve: fraction of the SMs kept for event kernels (at least one); reserve-dynamic: the largest fraction")
         .range_float(0, 1);
+    d.param("reserve_window_us", &EdgeParams::reserve_window_us, "us",
+            "reserve-dynamic: the reservation is resized at the end of every window, from the events rung in it")
+        .range_float(0.001, 1e6);
+    d.param("events_per_reserved_sm", &EdgeParams::events_per_reserved_sm, "events",
+            "reserve-dynamic: events per window that one reserved SM serves (reserved SMs = ceil(events / this), at "
+            "least one)")
+        .range_float(0.001, 1e6);
     d.choice("victim", &EdgeParams::victim, {{"oldest", VictimPolicy::Oldest}, {"newest", VictimPolicy::Newest}},
              "warp-level preemption: which eligible warp is preempted");
     d.param("raise_victim_priority", &EdgeParams::raise_victim_priority, "",
@@ -84,6 +99,9 @@ struct EdgeParams {
     d.param("replay_cycles", &EdgeParams::replay_cycles, "core cycles",
             "with replay_loads: delay before a resumed victim that had loads dropped issues again")
         .range(0, 1 << 20);
+    d.param("free_registers_beyond_victim", &EdgeParams::free_registers_beyond_victim, "",
+            "warp-level preemption: a warp with fewer registers than the event may be the victim when the register "
+            "file has free registers for the whole event (the event waits for them if they are taken meanwhile)");
   }
 };
 

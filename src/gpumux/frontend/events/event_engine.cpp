@@ -30,8 +30,12 @@ EventEngine::EventEngine(Engine& engine, DomainId core, const EdgeParams& p, TbD
     const size_t r = std::clamp<size_t>(size_t(std::llround(p.reserved_fraction * double(n))), 1, n);
     reserved.assign(n, false);
     for (size_t i = n - r; i < n; ++i) reserved[i] = true;  // the last SMs
+  } else if (p.scheduling == EventScheduling::ReserveDynamic) {
+    dynamic_ = std::make_unique<DynamicReservation>(p, sms_.size(), engine.clock(core).mhz());
+    reserved = dynamic_->mask();
   }
-  dispatcher_.set_event_rules(p.scheduling != EventScheduling::Reserve, std::move(reserved));
+  const bool reserving = p.scheduling == EventScheduling::Reserve || p.scheduling == EventScheduling::ReserveDynamic;
+  dispatcher_.set_event_rules(!reserving, std::move(reserved));
   dispatcher_.set_completion_listener(this);
 }
 
@@ -42,6 +46,10 @@ void EventEngine::register_stats(StatRegistry& reg) {
   reg.add("events.preempting", events_preempting_, "warp-level events that preempted a victim warp");
   reg.add("events.latency_cycles", event_cycles_, "sum over events of arrival to completion");
   reg.add("events.scheduling_cycles", scheduling_cycles_, "sum over events of launch to first warp placed");
+  if (dynamic_)
+    reg.add("events.reserved_sm_cycles", reserved_sm_cycles_,
+            "reserve-dynamic: sum over its updates of reserved SMs x cycles since the previous update");
+  for (sm::Sm* s : sms_) s->register_event_stats(reg);
 }
 
 uint32_t EventEngine::register_kernel(uint32_t app, std::string label, KernelFactory make, exec::AddressSpace& mem,
@@ -63,7 +71,7 @@ uint32_t EventEngine::register_kernel(uint32_t app, std::string label, KernelFac
 
 void EventEngine::unregister_kernel(uint32_t id) { ekt_.at(id - 1) = Entry{}; }
 
-void EventEngine::deliver(uint32_t id, std::vector<std::vector<uint8_t>> blocks,
+void EventEngine::deliver(uint32_t id, std::vector<runtime::EventBlock> blocks,
                           const std::vector<uint64_t>& arrivals_ps) {
   Entry& e = ekt_.at(id - 1);
   const Tick start = engine().now();
@@ -101,12 +109,17 @@ void EventEngine::ring(Entry& e, uint32_t id, Pending p, Cycle now) {
   e.next_slot = (slot + 1) % e.bell.slots;
   e.slot_event[slot] = int64_t(p.record);
   ++e.in_flight;
-  // The device writes the parameter block into the submission queue (functionally now).
-  if (!p.params.empty())
-    e.mem->write(e.bell.submission_queue + uint64_t(slot) * e.bell.param_bytes, p.params.data(), p.params.size());
+  // The device writes the request data and then the parameter block into GPU
+  // memory itself (functionally now; the PCIe time is the launch path's).
+  const runtime::EventPayload& pl = p.block.payload;
+  if (!pl.bytes.empty()) e.mem->write(pl.dst, pl.bytes.data(), pl.bytes.size());
+  const std::vector<uint8_t>& params = p.block.params;
+  if (!params.empty())
+    e.mem->write(e.bell.submission_queue + uint64_t(slot) * e.bell.param_bytes, params.data(), params.size());
   const uint32_t zero = 0;
   e.mem->write(e.bell.completion_queue + uint64_t(slot) * 4, &zero, 4);
   records_[p.record].rung = now;
+  if (dynamic_) dynamic_->event_rung();
   launching_.push_back({now + launch_path_cycles(), id, slot, p.record});
 }
 
@@ -214,7 +227,25 @@ Cycle EventEngine::tick(Cycle now) {
   while (!pending_warps_.empty() && submit_warp(pending_warps_.front().first, pending_warps_.front().second))
     pending_warps_.pop_front();
   if (!pending_warps_.empty()) next = std::min(next, now + 1);
+  if (dynamic_) resize_reservation(now, next);
   return next;
+}
+
+// reserve-dynamic: the reservation is resized every window while events are
+// outstanding, and after them until it is back to one SM.
+void EventEngine::resize_reservation(Cycle now, Cycle& next) {
+  const bool outstanding =
+      std::any_of(ekt_.begin(), ekt_.end(), [](const Entry& e) { return e.used && e.completed < e.delivered; });
+  if (!outstanding && dynamic_->reserved() == 1) return;
+  if (now >= dynamic_->next_update()) {
+    reserved_sm_cycles_.add(dynamic_->reserved() * (now - reserved_since_));
+    reserved_since_ = now;
+    if (dynamic_->update(now)) {
+      dispatcher_.set_event_rules(false, dynamic_->mask());
+      dispatcher_.wake();
+    }
+  }
+  next = std::min(next, dynamic_->next_update());
 }
 
 std::string EventEngine::describe_wait() const {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "gpumux/core/engine.h"
+#include "gpumux/frontend/events/dynamic_reservation.h"
 #include "gpumux/frontend/events/edge_params.h"
 #include "gpumux/frontend/tb_dispatcher.h"
 #include "gpumux/runtime/events.h"
@@ -71,8 +72,8 @@ class EventEngine : public Component, public sm::EventWarpListener, public Compl
   uint32_t register_kernel(uint32_t app, std::string label, KernelFactory make, exec::AddressSpace& mem,
                            const runtime::Doorbell& bell);
   void unregister_kernel(uint32_t id);
-  // Events with these parameter blocks arrive at now + arrivals_ps[i].
-  void deliver(uint32_t id, std::vector<std::vector<uint8_t>> blocks, const std::vector<uint64_t>& arrivals_ps);
+  // Events with these payloads and parameter blocks arrive at now + arrivals_ps[i].
+  void deliver(uint32_t id, std::vector<runtime::EventBlock> blocks, const std::vector<uint64_t>& arrivals_ps);
   // Every event delivered on doorbell `id` has completed.
   bool idle(uint32_t id) const;
   // The first device fault of an event of doorbell `id`, if any.
@@ -89,7 +90,7 @@ class EventEngine : public Component, public sm::EventWarpListener, public Compl
   struct Pending {  // an event the device holds (not rung yet)
     Cycle arrival = 0;
     size_t record = 0;
-    std::vector<uint8_t> params;
+    runtime::EventBlock block;
   };
   struct Entry {  // EKT entry
     bool used = false;
@@ -116,6 +117,7 @@ class EventEngine : public Component, public sm::EventWarpListener, public Compl
   bool submit_warp(std::unique_ptr<sm::KernelInstance>& k, size_t record);
   void complete(size_t record, Cycle now);
   Cycle launch_path_cycles() const;
+  void resize_reservation(Cycle now, Cycle& next);
 
   EdgeParams p_;
   TbDispatcher& dispatcher_;
@@ -129,7 +131,9 @@ class EventEngine : public Component, public sm::EventWarpListener, public Compl
   std::vector<std::pair<std::unique_ptr<sm::KernelInstance>, size_t>> in_pewt_;
   std::vector<std::pair<uint32_t, size_t>> on_dispatcher_;  // (kernel id, record)
   size_t next_sm_ = 0;
-  Counter events_, events_preempting_, event_cycles_, scheduling_cycles_;
+  std::unique_ptr<DynamicReservation> dynamic_;  // reserve-dynamic only
+  Counter events_, events_preempting_, event_cycles_, scheduling_cycles_, reserved_sm_cycles_;
+  Cycle reserved_since_ = 0;  // reserve-dynamic: the current reservation's start
 };
 
 }  // namespace gpumux::frontend
