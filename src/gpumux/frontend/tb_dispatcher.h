@@ -154,6 +154,13 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
     repartition_pending_ = true;
     wake();
   }
+  // Preempts `n` TBs of active kernel `kernel_id` on SM `sm` with the policy's
+  // mechanism, outside a repartition (the QoS TB adjustment); returns the
+  // request's index in preemptions(), or nothing when none of its TBs there
+  // can leave.
+  std::optional<size_t> preempt(uint32_t sm, uint32_t kernel_id, uint32_t n, Cycle now);
+  // Some preempted TB has not left its SM yet.
+  bool preempting() const { return !leaving_.empty(); }
   // The active kernels in dispatch-priority order, as the policy sees them.
   std::vector<ActiveKernel> active_kernels() const;
   // Receives TB and kernel events (nullptr: none). Not owned.

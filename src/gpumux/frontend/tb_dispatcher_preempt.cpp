@@ -43,6 +43,18 @@ void TbDispatcher::reclaim(Cycle now) {
   }
 }
 
+std::optional<size_t> TbDispatcher::preempt(uint32_t sm, uint32_t kernel_id, uint32_t n, Cycle now) {
+  auto r = std::find_if(active_.begin(), active_.end(), [&](const Running* a) { return a->kernel->id == kernel_id; });
+  if (r == active_.end()) return std::nullopt;
+  sm::Sm& s = *sms_.at(sm);
+  n = std::min(n, staying_tbs(s, kernel_id));
+  if (n == 0) return std::nullopt;
+  size_t before = preemptions_.size();
+  request_preemption(s, **r, n, now);
+  if (preemptions_.size() == before) return std::nullopt;
+  return before;
+}
+
 uint32_t TbDispatcher::staying_tbs(const sm::Sm& s, uint32_t kernel_id) {
   s.resident_tbs(kernel_id, resident_scratch_);
   std::erase_if(resident_scratch_, [](const sm::ResidentTb& t) { return t.preempting; });

@@ -1,0 +1,89 @@
+// The QoS TB adjustment (ISCA'17 3.6, gpu/qos/tb_adjustment.h) end to end: a
+// QoS application below its goal gets TBs of the non-QoS one swapped out
+// with a partial context switch; the swapped-out TBs resume and every run
+// still passes its CPU check; the adjustment's statistics count it all.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "gpumux/multitask/runner.h"
+#include "multitask/run_test_util.h"
+
+namespace gpumux::multitask {
+namespace {
+
+AppSpec app(const std::string& bench, std::optional<double> goal = std::nullopt) {
+  AppSpec a;
+  a.benchmark = workloads::find_workload(bench);
+  EXPECT_NE(a.benchmark, nullptr) << bench;
+  a.name = bench;
+  a.qos_goal = goal;
+  return a;
+}
+
+WorkloadFile adjusted_pair(bool adjust) {
+  WorkloadFile w;
+  w.gpu = std::string(GPUMUX_SOURCE_DIR) + "/configs/gtx980.toml";
+  w.overrides = {"gpu.num_sms=4", "qos.epoch_cycles=1000", "frontend.check_invariants=true"};
+  w.policy = "smk-symmetric";
+  w.policy_options.qos_apps = {0};
+  w.policy_options.preemption.mechanism = "switch";
+  w.quota_scheme = "rollover";
+  w.tb_adjustment = adjust;
+  w.apps = {app("conv2d", 0.9), app("lbm")};
+  return w;
+}
+
+// The total of statistic `path` ("a.b.c"), 0 if it is not registered.
+uint64_t stat_total(const RunResult& r, const std::string& path) {
+  const nlohmann::json* node = &r.stats.at("stats");
+  for (size_t from = 0; from <= path.size();) {
+    size_t dot = std::min(path.find('.', from), path.size());
+    std::string part = path.substr(from, dot - from);
+    if (!node->contains(part)) return 0;
+    node = &node->at(part);
+    from = dot + 1;
+  }
+  return node->at("total").get<uint64_t>();
+}
+
+TEST(QosTbAdjustment, SwapsNonQosTbsOutForTheQosKernelAndEveryRunStillPasses) {
+  std::filesystem::path cache = std::filesystem::temp_directory_path() / "gpumux-qos-tb-adjust-test";
+  std::filesystem::remove_all(cache);
+  RunOptions o;
+  o.baselines = false;
+  o.cache_dir = cache;
+  RunResult r = run_workload(adjusted_pair(true), o);
+  test::expect_all_passed(r);
+  uint64_t grants = stat_total(r, "qos.tb_adjust.grants"), victims = stat_total(r, "qos.tb_adjust.victim_tbs");
+  EXPECT_GT(grants, 0u);
+  EXPECT_GT(victims, 0u);
+  EXPECT_GT(stat_total(r, "qos.tb_adjust.swap_bytes"), 0u);
+  EXPECT_GT(stat_total(r, "qos.tb_adjust.swap_cycles"), 0u);
+  EXPECT_GT(stat_total(r, "qos.tb_adjust.idle_warp_samples"), 0u);
+  // The swaps are among the run's preemptions (with those of repartitions
+  // when launches start): context switches of TBs that all resumed.
+  uint64_t switched = 0, bytes = 0;
+  for (const frontend::PreemptionRecord& p : r.preemptions) {
+    EXPECT_TRUE(p.done());
+    switched += p.switched;
+    bytes += p.bytes_saved;
+  }
+  EXPECT_GE(switched, victims);
+  EXPECT_GE(bytes, stat_total(r, "qos.tb_adjust.swap_bytes"));
+  EXPECT_EQ(stat_total(r, "frontend.preempt.tbs_resumed"), switched);
+
+  // Without the adjustment the same allocation has no such statistics and fewer switches.
+  RunResult plain = run_workload(adjusted_pair(false), o);
+  test::expect_all_passed(plain);
+  EXPECT_FALSE(plain.stats.at("stats").contains("qos"));
+  uint64_t plain_switched = 0;
+  for (const frontend::PreemptionRecord& p : plain.preemptions) plain_switched += p.switched;
+  EXPECT_LT(plain_switched, switched);
+  std::filesystem::remove_all(cache);
+}
+
+}  // namespace
+}  // namespace gpumux::multitask
