@@ -14,15 +14,6 @@
 namespace gpumux::multitask {
 namespace {
 
-AppSpec app(const std::string& bench, std::optional<double> goal = std::nullopt) {
-  AppSpec a;
-  a.benchmark = workloads::find_workload(bench);
-  EXPECT_NE(a.benchmark, nullptr) << bench;
-  a.name = bench;
-  a.qos_goal = goal;
-  return a;
-}
-
 WorkloadFile adjusted_pair(bool adjust) {
   WorkloadFile w;
   w.gpu = std::string(GPUMUX_SOURCE_DIR) + "/configs/gtx980.toml";
@@ -32,7 +23,7 @@ WorkloadFile adjusted_pair(bool adjust) {
   w.policy_options.preemption.mechanism = "switch";
   w.quota_scheme = "rollover";
   w.tb_adjustment = adjust;
-  w.apps = {app("conv2d", 0.9), app("lbm")};
+  w.apps = {test::benchmark_app("conv2d", 0.9), test::benchmark_app("lbm")};
   return w;
 }
 
