@@ -38,6 +38,12 @@ TEST(TbAdjustment, QosKernelBelowItsGoalWithFewIdleTbsGetsOneMoreTbWhereItFits) 
   EXPECT_TRUE(plan_tb_moves(ks, kSm, true).empty());
 }
 
+TEST(TbAdjustment, NoTbBeyondAShareNotFilledYet) {
+  std::vector<TbKernel> ks{kernel(1, 100.0, 80.0, 256, {2, 4}, {0, 0}), kernel(2, {}, 500.0, 128, {4, 4}, {0, 0})};
+  ks[0].share = {4, 4};  // SM 0: two of its four TBs still to be placed there
+  EXPECT_EQ(plan_tb_moves(ks, kSm, true), (std::vector<TbMove>{{1, 1, 0, 0}}));
+}
+
 TEST(TbAdjustment, NoTbForAKernelAtItsGoalWithoutHistoryOrWithNothingLeftToPlace) {
   std::vector<TbKernel> ks{kernel(1, 100.0, 100.0, 256, {4}, {0}), kernel(2, {}, 500.0, 256, {4}, {0})};
   EXPECT_TRUE(plan_tb_moves(ks, kSm, true).empty());  // IPC_history reached the goal

@@ -60,6 +60,9 @@ std::vector<TbMove> plan_tb_moves(std::span<const TbKernel> kernels, const Amoun
     for (size_t g = 0; g < kernels.size(); ++g) {
       const TbKernel& k = kernels[g];
       if (!k.goal || !k.tbs_left || !k.ipc_history || *k.ipc_history >= *k.goal || k.idle_tbs(sm) > 1) continue;
+      // A kernel short of its share there waits for its TBs to be placed (or
+      // the dispatcher reclaims the room): a larger share would not add TLP.
+      if (!k.share.empty() && tbs[g][sm] < k.share[sm]) continue;
       Amounts free = capacity;
       for (size_t i = 0; i < kernels.size(); ++i)
         for (size_t r = 0; r < kNumResources; ++r) free[r] -= std::min(free[r], uint64_t(tbs[i][sm]) * kernels[i].need[r]);
@@ -159,6 +162,7 @@ void TbAdjustment::new_epoch(const EpochSample& s, Cycle now) {
     k.need = frontend::policy::needs(*a->kernel);
     k.warps_per_tb = std::max<uint32_t>(1, a->kernel->needs.warps);
     k.tbs = e.tbs;
+    for (const sm::Sm* sm : sms_) k.share.push_back(dispatcher_.policy().quota(*a->kernel, sm->id()));
     k.idle_warps.assign(sms_.size(), 0);
     if (auto it = idle_sums_.find(e.kernel); it != idle_sums_.end())
       for (size_t i = 0; i < sms_.size(); ++i) k.idle_warps[i] = double(it->second[i]) / double(samples_);

@@ -6,8 +6,8 @@
 // ready but that do not issue: Sm::idle_warps); their mean over the epoch,
 // divided by the kernel's warps per TB, is its count of idle TBs on that SM.
 // At the epoch boundary, on each SM, a QoS kernel with TBs left to place,
-// IPC_history below its goal and at most one idle TB there gets one more TB
-// there. If the SM's free resources cannot hold it, n TBs of a victim kernel
+// IPC_history below its goal, at most one idle TB there and as many TBs
+// there as its share allows gets one more TB there. If the SM's free resources cannot hold it, n TBs of a victim kernel
 // on that SM are swapped out with the policy's preemption mechanism (the
 // paper: partial context switch), n the fewest that vacate enough resources;
 // the victim is the first, in dispatch order and non-QoS kernels first,
@@ -47,6 +47,7 @@ struct TbKernel {
   uint32_t warps_per_tb = 1;
   frontend::policy::Amounts need{};    // of one TB
   std::vector<uint32_t> tbs;           // resident, per SM
+  std::vector<uint32_t> share;         // its TB quota under the policy, per SM (empty: no limit)
   std::vector<double> idle_warps;      // mean sampled, per SM
   uint32_t idle_tbs(uint32_t sm) const { return uint32_t(idle_warps[sm] / double(warps_per_tb)); }
 };
