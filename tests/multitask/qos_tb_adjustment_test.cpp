@@ -20,7 +20,6 @@ WorkloadFile adjusted_pair(bool adjust) {
   w.overrides = {"gpu.num_sms=4", "qos.epoch_cycles=1000", "frontend.check_invariants=true"};
   w.policy = "smk-symmetric";
   w.policy_options.qos_apps = {0};
-  w.policy_options.preemption.mechanism = "switch";
   w.quota_scheme = "rollover";
   w.tb_adjustment = adjust;
   w.apps = {test::benchmark_app("conv2d", 0.9), test::benchmark_app("lbm")};
@@ -54,25 +53,27 @@ TEST(QosTbAdjustment, SwapsNonQosTbsOutForTheQosKernelAndEveryRunStillPasses) {
   EXPECT_GT(stat_total(r, "qos.tb_adjust.swap_bytes"), 0u);
   EXPECT_GT(stat_total(r, "qos.tb_adjust.swap_cycles"), 0u);
   EXPECT_GT(stat_total(r, "qos.tb_adjust.idle_warp_samples"), 0u);
-  // The swaps are among the run's preemptions (with those of repartitions
-  // when launches start): context switches of TBs that all resumed.
-  uint64_t switched = 0, bytes = 0;
+  // The swaps are the run's context switches (the policy's repartitions
+  // drain): lbm's TBs, every one resumed, their bytes and cycles counted.
+  uint64_t switched = 0, bytes = 0, cycles = 0;
   for (const frontend::PreemptionRecord& p : r.preemptions) {
     EXPECT_TRUE(p.done());
+    if (p.mechanism != "switch") continue;
+    EXPECT_EQ(p.app, 1u);
     switched += p.switched;
     bytes += p.bytes_saved;
+    cycles += p.latency();
   }
-  EXPECT_GE(switched, victims);
-  EXPECT_GE(bytes, stat_total(r, "qos.tb_adjust.swap_bytes"));
+  EXPECT_EQ(switched, victims);
+  EXPECT_EQ(bytes, stat_total(r, "qos.tb_adjust.swap_bytes"));
+  EXPECT_EQ(cycles, stat_total(r, "qos.tb_adjust.swap_cycles"));
   EXPECT_EQ(stat_total(r, "frontend.preempt.tbs_resumed"), switched);
 
-  // Without the adjustment the same allocation has no such statistics and fewer switches.
+  // Without the adjustment the same allocation switches nothing and has no such statistics.
   RunResult plain = run_workload(adjusted_pair(false), o);
   test::expect_all_passed(plain);
   EXPECT_FALSE(plain.stats.at("stats").contains("qos"));
-  uint64_t plain_switched = 0;
-  for (const frontend::PreemptionRecord& p : plain.preemptions) plain_switched += p.switched;
-  EXPECT_LT(plain_switched, switched);
+  for (const frontend::PreemptionRecord& p : plain.preemptions) EXPECT_EQ(p.switched, 0u);
   std::filesystem::remove_all(cache);
 }
 

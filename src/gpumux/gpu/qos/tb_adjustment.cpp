@@ -100,6 +100,7 @@ TbAdjustment::TbAdjustment(const TbAdjustmentParams& p, QosGoals goals, frontend
                                      dispatcher.policy().name()));
         return *t;
       }()),
+      context_switch_(frontend::make_preemption_mechanism("switch")),
       sms_(std::move(sms)) {}
 
 void TbAdjustment::register_stats(StatRegistry& reg) {
@@ -180,7 +181,7 @@ void TbAdjustment::new_epoch(const EpochSample& s, Cycle now) {
   };
   for (const TbMove& m : moves) {
     if (m.victim_tbs > 0) {
-      std::optional<size_t> rec = dispatcher_.preempt(m.sm, m.victim, m.victim_tbs, now);
+      std::optional<size_t> rec = dispatcher_.preempt(m.sm, m.victim, m.victim_tbs, *context_switch_, now);
       if (!rec) continue;
       swaps_pending_.emplace_back(*rec, key_of(m.victim));
       shares_.adjust_tbs(m.victim, m.sm, -int32_t(m.victim_tbs));

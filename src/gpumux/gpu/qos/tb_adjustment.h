@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <utility>
@@ -90,6 +91,7 @@ class TbAdjustment {
   QosGoals goals_;
   frontend::TbDispatcher& dispatcher_;
   frontend::TbShareTarget& shares_;
+  std::unique_ptr<frontend::PreemptionMechanism> context_switch_;  // how victims leave
   std::vector<sm::Sm*> sms_;
   std::map<uint32_t, std::vector<uint64_t>> idle_sums_;  // by kernel id, per SM, this epoch
   uint32_t samples_ = 0;                                 // this epoch
