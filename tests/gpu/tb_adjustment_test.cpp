@@ -38,10 +38,13 @@ TEST(TbAdjustment, QosKernelBelowItsGoalWithFewIdleTbsGetsOneMoreTbWhereItFits) 
   EXPECT_TRUE(plan_tb_moves(ks, kSm, true).empty());
 }
 
-TEST(TbAdjustment, NoTbBeyondAShareNotFilledYet) {
+TEST(TbAdjustment, NoTbWhileTheShareIsStillBeingPlacedUnlessOthersHoldTheRoom) {
   std::vector<TbKernel> ks{kernel(1, 100.0, 80.0, 256, {2, 4}, {0, 0}), kernel(2, {}, 500.0, 128, {4, 4}, {0, 0})};
   ks[0].share = {4, 4};  // SM 0: two of its four TBs still to be placed there
   EXPECT_EQ(plan_tb_moves(ks, kSm, true), (std::vector<TbMove>{{1, 1, 0, 0}}));
+  // Short of its share because another kernel holds the room: a swap.
+  ks[1].tbs = {12, 4};  // SM 0: 2 x 256 + 12 x 128 threads, full
+  EXPECT_EQ(plan_tb_moves(ks, kSm, true), (std::vector<TbMove>{{0, 1, 2, 2}, {1, 1, 0, 0}}));
 }
 
 TEST(TbAdjustment, NoTbForAKernelAtItsGoalWithoutHistoryOrWithNothingLeftToPlace) {

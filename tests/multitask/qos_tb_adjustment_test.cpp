@@ -55,16 +55,18 @@ TEST(QosTbAdjustment, SwapsNonQosTbsOutForTheQosKernelAndEveryRunStillPasses) {
   EXPECT_GT(stat_total(r, "qos.tb_adjust.idle_warp_samples"), 0u);
   // The swaps are the run's context switches (the policy's repartitions
   // drain): lbm's TBs, every one resumed, their bytes and cycles counted.
-  uint64_t switched = 0, bytes = 0, cycles = 0;
+  uint64_t switched = 0, finished = 0, bytes = 0, cycles = 0;
   for (const frontend::PreemptionRecord& p : r.preemptions) {
     EXPECT_TRUE(p.done());
     if (p.mechanism != "switch") continue;
     EXPECT_EQ(p.app, 1u);
     switched += p.switched;
+    finished += p.drained;  // a victim whose warps had all exited finishes instead
     bytes += p.bytes_saved;
     cycles += p.latency();
   }
-  EXPECT_EQ(switched, victims);
+  EXPECT_GT(switched, 0u);
+  EXPECT_EQ(switched + finished, victims);
   EXPECT_EQ(bytes, stat_total(r, "qos.tb_adjust.swap_bytes"));
   EXPECT_EQ(cycles, stat_total(r, "qos.tb_adjust.swap_cycles"));
   EXPECT_EQ(stat_total(r, "frontend.preempt.tbs_resumed"), switched);

@@ -6,8 +6,9 @@
 // ready but that do not issue: Sm::idle_warps); their mean over the epoch,
 // divided by the kernel's warps per TB, is its count of idle TBs on that SM.
 // At the epoch boundary, on each SM, a QoS kernel with TBs left to place,
-// IPC_history below its goal, at most one idle TB there and as many TBs
-// there as its share allows gets one more TB there. If the SM's free resources cannot hold it, n TBs of a victim kernel
+// IPC_history below its goal and at most one idle TB there gets one more TB
+// there, unless the SM has room for it and its share there is not filled
+// yet (its TBs are still being placed). If the SM's free resources cannot hold it, n TBs of a victim kernel
 // on that SM are swapped out with the policy's preemption mechanism (the
 // paper: partial context switch), n the fewest that vacate enough resources;
 // the victim is the first, in dispatch order and non-QoS kernels first,
