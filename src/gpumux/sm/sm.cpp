@@ -135,7 +135,8 @@ uint32_t Sm::resident_tbs(uint32_t kernel_id) const {
 
 uint32_t Sm::idle_warps(uint32_t kernel_id, Cycle now) const {
   uint32_t n = 0;
-  for (const WarpSlot& w : warps_) n += w.warp && w.kernel->id == kernel_id && w.block == Block::None && w.ready_at <= now;
+  for (const WarpSlot& w : warps_)
+    n += w.warp && w.kernel->id == kernel_id && w.block == Block::None && w.ready_at <= now;
   return n;
 }
 

@@ -69,7 +69,8 @@ class SmkSymmetricPolicy final : public SharingPolicy, public TbShareTarget {
   uint32_t quota(const sm::KernelInstance& k, uint32_t sm) const override {
     auto share = shares_.find({k.id, sm});
     auto adjusted = adjusted_.find({k.id, sm});
-    int64_t q = int64_t(share == shares_.end() ? 0 : share->second) + (adjusted == adjusted_.end() ? 0 : adjusted->second);
+    int64_t q = int64_t(share == shares_.end() ? 0 : share->second) +
+                (adjusted == adjusted_.end() ? 0 : adjusted->second);
     return uint32_t(std::max<int64_t>(q, 0));
   }
 

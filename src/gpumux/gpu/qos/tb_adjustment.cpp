@@ -62,7 +62,8 @@ std::vector<TbMove> plan_tb_moves(std::span<const TbKernel> kernels, const Amoun
       if (!k.goal || !k.tbs_left || !k.ipc_history || *k.ipc_history >= *k.goal || k.idle_tbs(sm) > 1) continue;
       Amounts free = capacity;
       for (size_t i = 0; i < kernels.size(); ++i)
-        for (size_t r = 0; r < kNumResources; ++r) free[r] -= std::min(free[r], uint64_t(tbs[i][sm]) * kernels[i].need[r]);
+        for (size_t r = 0; r < kNumResources; ++r)
+          free[r] -= std::min(free[r], uint64_t(tbs[i][sm]) * kernels[i].need[r]);
       if (fits(free, k.need)) {
         // Room, but its share there not filled yet: its TBs are still being
         // placed, and a larger share would not add TLP.
@@ -105,7 +106,9 @@ TbAdjustment::TbAdjustment(const TbAdjustmentParams& p, QosGoals goals, frontend
 
 void TbAdjustment::register_stats(StatRegistry& reg) {
   reg.add("qos.tb_adjust.grants", grants_, "TBs granted to the QoS kernel on one SM by the TB adjustment");
-  reg.add("qos.tb_adjust.victim_tbs", victim_tbs_, "TBs of the kernel the TB adjustment asked to leave by context switch (one whose warps had all exited finishes instead)");
+  reg.add("qos.tb_adjust.victim_tbs", victim_tbs_,
+          "TBs of the kernel the TB adjustment asked to leave by context switch (one whose warps had all exited "
+          "finishes instead)");
   reg.add("qos.tb_adjust.swap_bytes", swap_bytes_,
           "context bytes saved for the kernel's TBs swapped out by the TB adjustment (finished swaps)");
   reg.add("qos.tb_adjust.swap_cycles", swap_cycles_,
