@@ -9,6 +9,7 @@
 
 #include "frontend/frontend_test_util.h"
 #include "gpumux/frontend/policies/common.h"
+#include "gpumux/frontend/policies/smk_symmetric.h"
 #include "gpumux/frontend/policies/spart.h"
 #include "gpumux/frontend/sharing_policy.h"
 
@@ -32,7 +33,7 @@ std::vector<uint32_t> quotas(const SharingPolicy& p, const sm::KernelInstance& k
 TEST(SharingPolicies, RegistryKnowsEveryPolicyAndRejectsUnknownNames) {
   EXPECT_EQ(sharing_policy_names(),
             (std::vector<std::string>{"fcfs", "spatial-even", "spatial-smart", "smk-even", "smk-drf", "smk-quota",
-                                      "kernel-fcfs", "npq", "ppq", "dss", "spart"}));
+                                      "kernel-fcfs", "npq", "ppq", "dss", "spart", "smk-symmetric"}));
   for (const std::string& n : sharing_policy_names()) EXPECT_EQ(make_sharing_policy(n)->name(), n);
   try {
     make_sharing_policy("lottery");
@@ -167,6 +168,44 @@ TEST(SharingPolicies, SmkEvenGivesEachKernelItsShareOfEveryResource) {
   act = {{thr.get(), 50, 0}, {shm.get(), 0, 3}};
   p->repartition(act, s.span());
   EXPECT_EQ(p->quota(*thr, 2), 8u);
+}
+
+// smk-symmetric (ISCA'17 3.6): the QoS kernel on every SM, the two non-QoS
+// kernels on half the SMs each; each SM split evenly among the kernels on it;
+// the TB adjustment's changes apply per SM and end with the kernel.
+TEST(SharingPolicies, SmkSymmetricPutsQosKernelsEverywhereAndSplitsTheSmsAmongTheOthers) {
+  Sms s(16);
+  PolicyOptions o;
+  o.qos_apps = {0};
+  auto p = make_sharing_policy("smk-symmetric", o);
+  auto qos = kernel(0, 256, 32, 0, 0), b = kernel(1, 128, 32, 0, 1), c = kernel(2, 128, 32, 0, 2);
+  std::vector<ActiveKernel> act{{qos.get(), 100, 0}, {b.get(), 100, 0}, {c.get(), 100, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(quotas(*p, *qos, s), std::vector<uint32_t>(16, 4u));  // half an SM: 1024 threads / 256
+  EXPECT_EQ(allowed(*p, *b, s), range(0, 8));
+  EXPECT_EQ(allowed(*p, *c, s), range(8, 16));
+  EXPECT_EQ(p->quota(*b, 0), 8u);
+  auto& target = dynamic_cast<TbShareTarget&>(*p);
+  target.adjust_tbs(qos->id, 3, 1);
+  target.adjust_tbs(b->id, 3, -2);
+  target.adjust_tbs(b->id, 4, -20);  // never below 0
+  p->repartition(act, s.span());
+  EXPECT_EQ(p->quota(*qos, 3), 5u);
+  EXPECT_EQ(p->quota(*qos, 2), 4u);
+  EXPECT_EQ(p->quota(*b, 3), 6u);
+  EXPECT_EQ(p->quota(*b, 4), 0u);
+  // Two non-QoS kernels without a QoS one: a spatial split.
+  act = {{b.get(), 100, 0}, {c.get(), 100, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(quotas(*p, *qos, s), std::vector<uint32_t>(16, 0u));  // not active: its adjustment is gone
+  EXPECT_EQ(p->quota(*b, 3), 14u);  // the whole SM (16 TBs of 128 threads), the adjustment kept
+  EXPECT_EQ(p->quota(*c, 12), 16u);
+  // b ends and comes back under a new launch id: its adjustments are gone.
+  act = {{c.get(), 100, 0}};
+  p->repartition(act, s.span());
+  act = {{b.get(), 100, 0}, {c.get(), 100, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(p->quota(*b, 3), 16u);
 }
 
 TEST(SharingPolicies, SmkEvenShareTooSmallForOneTbIsAPartitionError) {

@@ -11,22 +11,13 @@
 namespace gpumux::multitask {
 namespace {
 
-AppSpec app(const std::string& bench, std::optional<double> goal = std::nullopt) {
-  AppSpec a;
-  a.benchmark = workloads::find_workload(bench);
-  EXPECT_NE(a.benchmark, nullptr) << bench;
-  a.name = bench;
-  a.qos_goal = goal;
-  return a;
-}
-
 WorkloadFile shared_pair(const std::string& scheme) {
   WorkloadFile w;
   w.gpu = std::string(GPUMUX_SOURCE_DIR) + "/configs/gtx980.toml";
   w.overrides = {"gpu.num_sms=4", "qos.epoch_cycles=1000", "frontend.check_invariants=true"};
   w.policy = "smk-even";
   w.quota_scheme = scheme;
-  w.apps = {app("binomial", 0.9), app("lbm")};
+  w.apps = {test::benchmark_app("binomial", 0.9), test::benchmark_app("lbm")};
   return w;
 }
 

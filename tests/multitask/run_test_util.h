@@ -3,9 +3,22 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+
 #include "gpumux/multitask/runner.h"
 
 namespace gpumux::multitask::test {
+
+// Library benchmark `bench` as an application named after it, with a QoS goal if given.
+inline AppSpec benchmark_app(const std::string& bench, std::optional<double> goal = std::nullopt) {
+  AppSpec a;
+  a.benchmark = workloads::find_workload(bench);
+  EXPECT_NE(a.benchmark, nullptr) << bench;
+  a.name = bench;
+  a.qos_goal = goal;
+  return a;
+}
 
 // Every application ran and every run passed its CPU check.
 inline void expect_all_passed(const RunResult& r) {

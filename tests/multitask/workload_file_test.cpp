@@ -6,6 +6,7 @@
 #include <bit>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -316,6 +317,25 @@ TEST(WorkloadFile, QuotaSchemeNeedsARegisteredNameAndAQosGoal) {
   EXPECT_EQ(policy_error("quota_scheme = 3\n"), "w.toml:2: policy.quota_scheme: expected a quota scheme name");
   EXPECT_EQ(policy_error("quota_scheme = \"naive\"\n"),
             "w.toml:2: policy.quota_scheme: no app has a qos_goal (the scheme would have no QoS kernel)");
+}
+
+// The TB adjustment (ISCA'17 3.6) goes with a quota scheme on smk-symmetric,
+// which learns the QoS applications from the goals.
+TEST(WorkloadFile, TbAdjustmentNeedsAQuotaSchemeOnSmkSymmetric) {
+  WorkloadFile w = parse_workload(
+      "[policy]\nname = \"smk-symmetric\"\nquota_scheme = \"rollover\"\ntb_adjustment = true\n"
+      "[[app]]\nbenchmark = \"vecadd\"\n[[app]]\nbenchmark = \"sgemm\"\nqos_goal = 0.8\n",
+      "w.toml");
+  EXPECT_TRUE(w.tb_adjustment);
+  EXPECT_EQ(w.policy_options.qos_apps, (std::set<uint32_t>{1}));
+  EXPECT_EQ(policy_error("name = \"smk-even\"\nquota_scheme = \"naive\"\ntb_adjustment = true\n"),
+            "w.toml:4: policy.tb_adjustment: only used with policy smk-symmetric (the symmetric TB allocation it "
+            "adjusts), not 'smk-even'");
+  EXPECT_EQ(policy_error("name = \"smk-symmetric\"\ntb_adjustment = true\n"),
+            "w.toml:3: policy.tb_adjustment: only used with a quota scheme (naive, history, elastic, rollover, "
+            "rollover-time)");
+  EXPECT_EQ(policy_error("name = \"smk-symmetric\"\nquota_scheme = \"naive\"\ntb_adjustment = 1\n"),
+            "w.toml:4: policy.tb_adjustment: expected true or false");
 }
 
 }  // namespace

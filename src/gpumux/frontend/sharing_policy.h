@@ -21,6 +21,7 @@
 //   smk-even       every SM shared: each kernel gets 1/n of every SM resource
 //   smk-drf        every SM shared by dominant-resource fairness (progressive filling)
 //   smk-quota      every SM shared: explicit TBs per SM per kernel of each application
+//   smk-symmetric  QoS kernels on every SM, non-QoS kernels split the SMs, equal shares per SM (ISCA'17)
 //   kernel-fcfs    thesis framework: each SM runs one kernel; idle SMs go to the kernels in arrival order
 //   npq            the same in priority order, never preempting (non-preemptive priority queues)
 //   ppq            preemptive priority queues: SMs are taken from lower-priority kernels
@@ -30,6 +31,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -56,6 +58,7 @@ struct PolicyOptions {
   bool exclusive = true;  // ppq: lower-priority kernels get no SM while a higher-priority kernel is active
   std::map<uint32_t, uint32_t> tokens_by_app;    // dss: SM tokens per kernel of app id (default: equal shares)
   uint32_t num_apps = 1;                         // dss: applications sharing the GPU (equal shares)
+  std::set<uint32_t> qos_apps;                   // smk-symmetric: app ids with a QoS goal
 };
 
 class SharingPolicy {

@@ -178,6 +178,13 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
     repartition_pending_ = true;
     wake();
   }
+  // Preempts `n` TBs of active kernel `kernel_id` on SM `sm` with mechanism
+  // `m` (not necessarily the policy's), outside a repartition (the QoS TB
+  // adjustment); returns the request's index in preemptions(), or nothing
+  // when none of its TBs there can leave.
+  std::optional<size_t> preempt(uint32_t sm, uint32_t kernel_id, uint32_t n, const PreemptionMechanism& m, Cycle now);
+  // Some preempted TB has not left its SM yet.
+  bool preempting() const { return !leaving_.empty(); }
   // The active kernels in dispatch-priority order, as the policy sees them.
   std::vector<ActiveKernel> active_kernels() const;
   // Receives TB and kernel events (nullptr: none). Not owned.
@@ -252,8 +259,9 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   // Fills resident_scratch_ with the TBs of kernel `kernel_id` on `s` that
   // are not already leaving it; returns how many.
   uint32_t staying_tbs(const sm::Sm& s, uint32_t kernel_id);
-  // Preempts n of the TBs in resident_scratch_ (staying_tbs) of `victim` on `s`.
-  void request_preemption(sm::Sm& s, Running& victim, uint32_t n, Cycle now);
+  // Preempts n of the TBs in resident_scratch_ (staying_tbs) of `victim` on
+  // `s` with mechanism `m` (null: the policy's).
+  void request_preemption(sm::Sm& s, Running& victim, uint32_t n, Cycle now, const PreemptionMechanism* m = nullptr);
   // A TB of a preemption request has left its SM.
   void tb_left(uint32_t sm, const sm::KernelInstance& k, uint64_t tb, Cycle now, const sm::PreemptedTb* p);
   // Hybrid: switches TBs still draining past the deadline; returns the next deadline.

@@ -43,23 +43,38 @@ void TbDispatcher::reclaim(Cycle now) {
   }
 }
 
+std::optional<size_t> TbDispatcher::preempt(uint32_t sm, uint32_t kernel_id, uint32_t n, const PreemptionMechanism& m,
+                                            Cycle now) {
+  auto r = std::find_if(active_.begin(), active_.end(), [&](const Running* a) { return a->kernel->id == kernel_id; });
+  if (r == active_.end()) return std::nullopt;
+  sm::Sm& s = *sms_.at(sm);
+  n = std::min(n, staying_tbs(s, kernel_id));
+  if (n == 0) return std::nullopt;
+  size_t before = preemptions_.size();
+  request_preemption(s, **r, n, now, &m);
+  if (preemptions_.size() == before) return std::nullopt;
+  return before;
+}
+
 uint32_t TbDispatcher::staying_tbs(const sm::Sm& s, uint32_t kernel_id) {
   s.resident_tbs(kernel_id, resident_scratch_);
   std::erase_if(resident_scratch_, [](const sm::ResidentTb& t) { return t.preempting; });
   return uint32_t(resident_scratch_.size());
 }
 
-void TbDispatcher::request_preemption(sm::Sm& s, Running& victim, uint32_t n, Cycle now) {
+void TbDispatcher::request_preemption(sm::Sm& s, Running& victim, uint32_t n, Cycle now,
+                                      const PreemptionMechanism* m) {
   const sm::KernelInstance& k = *victim.kernel;
+  if (!m) m = mechanism_.get();
   choice_scratch_.clear();
-  mechanism_->choose(resident_scratch_, n, k, estimates_, choice_scratch_);
+  m->choose(resident_scratch_, n, k, estimates_, choice_scratch_);
   if (choice_scratch_.empty()) return;
   PreemptionRecord rec;
   rec.sm = s.id();
   rec.kernel = k.id;
   rec.app = k.app;
   rec.label = k.label;
-  rec.mechanism = std::string(mechanism_->name());
+  rec.mechanism = std::string(m->name());
   rec.requested = now;
   size_t id = preemptions_.size();
   for (const PreemptChoice& c : choice_scratch_) {

@@ -31,14 +31,19 @@ Gpu::Gpu(const GpuConfig& cfg, std::unique_ptr<frontend::SharingPolicy> policy)
 
 Gpu::~Gpu() = default;
 
-void Gpu::enable_qos(std::unique_ptr<QosManager> manager) {
+void Gpu::enable_qos(std::unique_ptr<QosManager> manager, std::optional<QosGoals> tb_adjustment) {
   std::vector<sm::Sm*> sms;
   for (auto& s : sms_) {
     s->enable_quotas();
     sms.push_back(s.get());
   }
+  std::unique_ptr<TbAdjustment> adjustment;
+  if (tb_adjustment) {
+    adjustment = std::make_unique<TbAdjustment>(cfg_.qos.tb_adjustment, std::move(*tb_adjustment), *dispatcher_, sms);
+    adjustment->register_stats(stats_);
+  }
   epoch_controller_ = std::make_unique<EpochController>(engine_, clocks_.core, cfg_.qos.epoch_cycles, std::move(sms),
-                                                        *dispatcher_, std::move(manager));
+                                                        *dispatcher_, std::move(manager), std::move(adjustment));
   dispatcher_->set_activation_listener(epoch_controller_.get());
 }
 

@@ -49,7 +49,9 @@ class Gpu {
   // QoS management inside the SMs (docs/qos.md): quota counters in every
   // SM's warp schedulers and an epoch controller calling `manager` every
   // qos.epoch_cycles. Call before the first launch; without it no QoS code runs.
-  void enable_qos(std::unique_ptr<QosManager> manager);
+  // `tb_adjustment`: the goals of the TB adjustment between epochs
+  // (qos/tb_adjustment.h; needs the sharing policy smk-symmetric); none: no adjustment.
+  void enable_qos(std::unique_ptr<QosManager> manager, std::optional<QosGoals> tb_adjustment = std::nullopt);
   // Event kernels (docs/edge.md): created with the first registration, which
   // gives every SM its Pending Event Warp Table; before it, no event code runs.
   frontend::EventEngine& events();

@@ -138,7 +138,9 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
   timing::TimingBackend& backend = timing::backend_of(*dev);
   backend.set_isolated_issue_rates(issue_rates);
   gpu::Gpu& g = backend.gpu();
-  if (!w.quota_scheme.empty()) g.enable_qos(gpu::make_quota_scheme(w.quota_scheme, goals));
+  if (!w.quota_scheme.empty())
+    g.enable_qos(gpu::make_quota_scheme(w.quota_scheme, goals),
+                 w.tb_adjustment ? std::optional<gpu::QosGoals>(goals) : std::nullopt);
   std::optional<TbSpanRecorder> spans;
   if (timeline) {
     spans.emplace(*timeline, cfg.clock.core_mhz);

@@ -350,6 +350,16 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
       if ((*q == "spart") != (w.policy == "spart"))
         pt.fail(*scheme_node, "quota_scheme", kSpartTogether);
     }
+    if (auto adjust = pt.get<bool>("tb_adjustment", "true or false")) {
+      const toml::node& n = *pt.node("tb_adjustment");
+      if (w.quota_scheme.empty() || w.quota_scheme == "spart")
+        pt.fail(n, "tb_adjustment", "only used with a quota scheme (naive, history, elastic, rollover, rollover-time)");
+      if (w.policy != "smk-symmetric")
+        pt.fail(n, "tb_adjustment",
+                fmt::format("only used with policy smk-symmetric (the symmetric TB allocation it adjusts), not '{}'",
+                            w.policy));
+      w.tb_adjustment = *adjust;
+    }
     pt.finish();
   }
 
@@ -439,6 +449,8 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
                                 where(*scheme_node, w.source)));
   top.finish();
   w.policy_options.num_apps = uint32_t(w.apps.size());
+  for (size_t i = 0; i < w.apps.size(); ++i)
+    if (w.apps[i].qos_goal) w.policy_options.qos_apps.insert(uint32_t(i));
   validate(w);
   return w;
 }

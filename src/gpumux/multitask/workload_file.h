@@ -15,6 +15,7 @@
 //   live_registers = true               # a context switch saves only live registers
 //   lazy_shared = true                  # a context switch leaves shared memory parked on the SM
 //   quota_scheme = "naive"              # QoS inside the SMs (docs/qos.md); needs an app with qos_goal
+//   tb_adjustment = true                # quota schemes on smk-symmetric: TBs move between epochs (ISCA'17 3.6)
 //   exclusive = true                    # ppq: lower priorities get no SM while a higher one is active
 //   tokens = { sgemm = 8, lbm = 5 }     # dss: SMs each app's kernels may hold (default: equal shares)
 //
@@ -97,6 +98,7 @@ struct WorkloadFile {
   std::string policy = "fcfs";
   frontend::PolicyOptions policy_options;  // app ids are indices into apps
   std::string quota_scheme;                // a registered QoS manager (gpu/qos/); empty: none
+  bool tb_adjustment = false;              // the quota scheme's TB adjustment (gpu/qos/tb_adjustment.h)
   RunRule run;
   std::vector<AppSpec> apps;
 };

@@ -127,6 +127,13 @@ uint32_t Sm::resident_tbs(uint32_t kernel_id) const {
   return n;
 }
 
+uint32_t Sm::idle_warps(uint32_t kernel_id, Cycle now) const {
+  uint32_t n = 0;
+  for (const WarpSlot& w : warps_)
+    n += w.warp && w.kernel->id == kernel_id && w.block == Block::None && w.ready_at <= now;
+  return n;
+}
+
 void Sm::account_residency(Cycle now) {
   if (now <= residency_since_) return;
   Cycle span = now - residency_since_;

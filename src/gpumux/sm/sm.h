@@ -133,6 +133,10 @@ class Sm : public Component, public mem::MemSink {
   uint64_t full_context_bytes(const KernelInstance& k) const;
   uint32_t resident_tbs() const { return tbs_used_; }
   uint32_t resident_tbs(uint32_t kernel_id) const;
+  // Warps of kernel `kernel_id` whose next instruction is ready (operands
+  // and instruction) at `now` but that have not issued it: the idle warps
+  // that the QoS TB adjustment samples (ISCA'17 3.6). Not on the per-cycle path.
+  uint32_t idle_warps(uint32_t kernel_id, Cycle now) const;
   const SmStats& stats() const { return stats_; }
   // Wraps every sub-core's scheduler in a QuotaWarpScheduler sharing one set
   // of per-kernel quota counters (a QoS manager is active); before any TB.

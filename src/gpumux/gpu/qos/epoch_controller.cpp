@@ -20,14 +20,24 @@ int64_t KernelEpoch::total_quota_left() const {
 uint32_t KernelEpoch::total_tbs() const { return std::accumulate(tbs.begin(), tbs.end(), uint32_t(0)); }
 
 EpochController::EpochController(Engine& engine, DomainId core, Cycle epoch_cycles, std::vector<sm::Sm*> sms,
-                                 frontend::TbDispatcher& dispatcher, std::unique_ptr<QosManager> manager)
+                                 frontend::TbDispatcher& dispatcher, std::unique_ptr<QosManager> manager,
+                                 std::unique_ptr<TbAdjustment> adjustment)
     : Component(engine, core, "epoch-controller"),
       epoch_cycles_(epoch_cycles),
       sms_(std::move(sms)),
       dispatcher_(dispatcher),
       manager_(std::move(manager)),
+      adjustment_(std::move(adjustment)),
       warp_marks_(sms_.size()),
-      thread_marks_(sms_.size()) {}
+      thread_marks_(sms_.size()) {
+  if (manager_->elastic()) look_every_ = std::max<Cycle>(1, epoch_cycles_ / kElasticPolls);
+  if (adjustment_)
+    look_every_ = std::min(look_every_, std::max<Cycle>(1, epoch_cycles_ / adjustment_->samples_per_epoch()));
+}
+
+Cycle EpochController::next_look(Cycle now) const {
+  return look_every_ == kNever ? next_boundary_ : std::min(now + look_every_, next_boundary_);
+}
 
 uint64_t EpochController::since_last(std::vector<std::vector<uint64_t>>& marks, uint32_t sm, StatKey key,
                                      uint64_t now_value) {
@@ -67,8 +77,9 @@ void EpochController::kernel_activated() {
 }
 
 Cycle EpochController::tick(Cycle now) {
-  if (last_boundary_ != kNever && now < next_boundary_) {  // an elastic look between boundaries
-    if (!quotas_used_up()) return std::min(now + std::max<Cycle>(1, epoch_cycles_ / kElasticPolls), next_boundary_);
+  if (last_boundary_ != kNever && now < next_boundary_) {  // a look between boundaries
+    if (adjustment_) adjustment_->sample(now);
+    if (!manager_->elastic() || !quotas_used_up()) return next_look(now);
     ++early_epochs_;
   }
   return boundary(now);
@@ -111,10 +122,10 @@ Cycle EpochController::boundary(Cycle now) {
     return kNever;
   }
   manager_->new_epoch(sample_, *this);
+  if (adjustment_) adjustment_->new_epoch(sample_, now);
   last_boundary_ = now;
   next_boundary_ = now + epoch_cycles_;
-  return manager_->elastic() ? std::min(now + std::max<Cycle>(1, epoch_cycles_ / kElasticPolls), next_boundary_)
-                             : next_boundary_;
+  return next_look(now);
 }
 
 }  // namespace gpumux::gpu

@@ -7,7 +7,10 @@
 // when a QoS manager is configured (Gpu::enable_qos): otherwise nothing of
 // QoS management runs. Under an elastic manager it also looks every
 // epoch_cycles / kElasticPolls cycles whether every quota is used up, and
-// then starts the next epoch at once.
+// then starts the next epoch at once. With the TB adjustment
+// (tb_adjustment.h) it also samples idle warps idle_warp_samples times per
+// epoch (the last sample at the boundary) and lets the adjustment move TBs
+// after the manager has set the quotas.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +22,7 @@
 #include "gpumux/frontend/policies/spart.h"
 #include "gpumux/frontend/tb_dispatcher.h"
 #include "gpumux/gpu/qos/qos_manager.h"
+#include "gpumux/gpu/qos/tb_adjustment.h"
 #include "gpumux/sm/sm.h"
 
 namespace gpumux::gpu {
@@ -26,13 +30,16 @@ namespace gpumux::gpu {
 class EpochController : public Component, public frontend::ActivationListener, private QuotaControl {
  public:
   // The SMs must have their quota counters enabled (Sm::enable_quotas).
+  // `adjustment` null: no TB adjustment.
   EpochController(Engine& engine, DomainId core, Cycle epoch_cycles, std::vector<sm::Sm*> sms,
-                  frontend::TbDispatcher& dispatcher, std::unique_ptr<QosManager> manager);
+                  frontend::TbDispatcher& dispatcher, std::unique_ptr<QosManager> manager,
+                  std::unique_ptr<TbAdjustment> adjustment = nullptr);
 
   static constexpr Cycle kElasticPolls = 100;  // looks per epoch (the paper samples idle warps as often)
 
   uint64_t epochs() const { return epochs_; }  // boundaries so far
   uint64_t early_epochs() const { return early_epochs_; }  // started early (elastic)
+  TbAdjustment* tb_adjustment() { return adjustment_.get(); }
   // Starts a series of epochs if asleep (a running series keeps its period).
   void kernel_activated() override;
   Cycle tick(Cycle now) override;
@@ -44,6 +51,8 @@ class EpochController : public Component, public frontend::ActivationListener, p
   // Every SM's counters used up, and some SM has counters.
   bool quotas_used_up() const;
   Cycle boundary(Cycle now);
+  // The next look between boundaries (elastic check, idle-warp sample), or the boundary.
+  Cycle next_look(Cycle now) const;
   // Instructions of stat key `key` on SM `sm` since the last boundary; moves the mark.
   uint64_t since_last(std::vector<std::vector<uint64_t>>& marks, uint32_t sm, StatKey key, uint64_t now_value);
 
@@ -51,6 +60,8 @@ class EpochController : public Component, public frontend::ActivationListener, p
   std::vector<sm::Sm*> sms_;
   frontend::TbDispatcher& dispatcher_;
   std::unique_ptr<QosManager> manager_;
+  std::unique_ptr<TbAdjustment> adjustment_;
+  Cycle look_every_ = kNever;  // kNever: no looks between boundaries
   uint64_t epochs_ = 0, early_epochs_ = 0, series_index_ = 0;
   Cycle last_boundary_ = kNever;  // kNever: asleep, the next boundary starts a series
   Cycle next_boundary_ = kNever;
