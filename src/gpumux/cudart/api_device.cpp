@@ -59,6 +59,7 @@ cudaDeviceProp properties() {
   p.managedMemory = 1;
   p.concurrentManagedAccess = 0;  // see cudart/managed.h
   p.computePreemptionSupported = 1;
+  p.cooperativeLaunch = 1;  // grids that fit the GPU at once (cudaLaunchCooperativeKernel)
   p.sharedMemPerBlockOptin = lim.max_smem_per_block;
   p.maxBlocksPerMultiProcessor = int(c.sm.tb_slots);
   return p;

@@ -14,21 +14,6 @@ namespace {
 
 Runtime& rt() { return Runtime::get(); }
 
-// TBs of `k` with `block_threads` threads and `dyn_smem` bytes that fit one SM at once.
-int blocks_per_sm(const gpumux::runtime::Kernel& k, int block_threads, size_t dyn_smem) {
-  const gpumux::SmParams& sp = rt().config().sm;
-  const gpumux::exec::KernelLayout& kl = k.module().kernel(k.index());
-  if (block_threads <= 0) throw CudaError{cudaErrorInvalidValue, "block size must be positive"};
-  uint32_t warps = (uint32_t(block_threads) + 31) / 32;
-  auto round_up = [](uint64_t v, uint64_t g) { return (v + g - 1) / g * g; };
-  uint64_t regs = round_up(uint64_t(kl.resources.registers) * warps * 32, sp.register_granularity);
-  uint64_t smem = round_up(kl.shared.dynamic_offset + dyn_smem, sp.shared_mem_granularity);
-  uint64_t n = std::min<uint64_t>({sp.tb_slots, sp.warp_slots / warps, sp.max_threads / uint64_t(block_threads),
-                                   regs ? sp.registers / regs : sp.tb_slots,
-                                   smem ? sp.shared_mem_bytes / smem : sp.tb_slots});
-  return int(n);
-}
-
 }  // namespace
 
 extern "C" {
@@ -79,7 +64,7 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
   return rt().device_call("cudaLaunchKernel", [&] {
     if (!kernel) throw CudaError{cudaErrorInvalidDeviceFunction, "launch of an unregistered kernel"};
     rt().launch(*reinterpret_cast<gpumux::cudart::KernelEntry*>(kernel), gridDim, blockDim, args, sharedMem,
-                stream);
+                stream, false);
   });
 }
 
@@ -91,13 +76,21 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 bloc
 cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
                              cudaStream_t stream) {
   return rt().device_call("cudaLaunchKernel", [&] {
-    rt().launch(rt().kernel(func), gridDim, blockDim, args, sharedMem, stream);
+    rt().launch(rt().kernel(func), gridDim, blockDim, args, sharedMem, stream, false);
   });
 }
 
 cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
                                   cudaStream_t stream) {
   return cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+}
+
+// The _ptsz variant is this function under a second name (CMakeLists.txt).
+cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                        size_t sharedMem, cudaStream_t stream) {
+  return rt().device_call("cudaLaunchCooperativeKernel", [&] {
+    rt().launch(rt().kernel(func), gridDim, blockDim, args, sharedMem, stream, true);
+  });
 }
 
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
@@ -150,7 +143,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlock
                                                                    size_t dynamicSMemSize, unsigned int) {
   return rt().call("cudaOccupancyMaxActiveBlocksPerMultiprocessor", [&] {
     if (!numBlocks) throw CudaError{cudaErrorInvalidValue, "null result pointer"};
-    *numBlocks = blocks_per_sm(rt().loaded_kernel(rt().kernel(func)), blockSize, dynamicSMemSize);
+    *numBlocks = rt().blocks_per_sm(rt().loaded_kernel(rt().kernel(func)), blockSize, dynamicSMemSize);
   });
 }
 

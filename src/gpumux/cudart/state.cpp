@@ -1,5 +1,6 @@
 #include "gpumux/cudart/state.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -8,6 +9,7 @@
 
 #include "gpumux/core/error.h"
 #include "gpumux/cudart/fatbin.h"
+#include "gpumux/exec/loaded_module.h"
 #include "gpumux/ptx/ir.h"
 
 namespace gpumux::cudart {
@@ -184,6 +186,20 @@ std::pair<runtime::DevPtr, uint64_t> Runtime::symbol(const void* host_var) {
   return {session_->symbol(v.module->id, v.name), v.size};
 }
 
+int Runtime::blocks_per_sm(const runtime::Kernel& k, int block_threads, size_t dyn_smem) const {
+  const SmParams& sp = config().sm;
+  const exec::KernelLayout& kl = k.module().kernel(k.index());
+  if (block_threads <= 0) throw CudaError{cudaErrorInvalidValue, "block size must be positive"};
+  uint32_t warps = (uint32_t(block_threads) + 31) / 32;
+  auto round_up = [](uint64_t v, uint64_t g) { return (v + g - 1) / g * g; };
+  uint64_t regs = round_up(uint64_t(kl.resources.registers) * warps * 32, sp.register_granularity);
+  uint64_t smem = round_up(kl.shared.dynamic_offset + dyn_smem, sp.shared_mem_granularity);
+  uint64_t n = std::min<uint64_t>({sp.tb_slots, sp.warp_slots / warps, sp.max_threads / uint64_t(block_threads),
+                                   regs ? sp.registers / regs : sp.tb_slots,
+                                   smem ? sp.shared_mem_bytes / smem : sp.tb_slots});
+  return int(n);
+}
+
 void Runtime::push_config(const LaunchConfig& c) { launch_configs.push_back(c); }
 
 std::optional<Runtime::LaunchConfig> Runtime::pop_config() {
@@ -193,20 +209,35 @@ std::optional<Runtime::LaunchConfig> Runtime::pop_config() {
   return c;
 }
 
-void Runtime::launch(KernelEntry& ke, dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t s) {
+void Runtime::launch(KernelEntry& ke, dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t s,
+                     bool cooperative) {
   runtime::Kernel k = loaded_kernel(ke);
   const runtime::DeviceLimits& lim = limits();
   uint64_t threads = uint64_t(block.x) * block.y * block.z;
+  auto shape = [&] {
+    return fmt::format("launch of {} with grid ({},{},{}) block ({},{},{})", ke.name, grid.x, grid.y, grid.z, block.x,
+                       block.y, block.z);
+  };
   if (!grid.x || !grid.y || !grid.z || !threads || block.x > 1024 || block.y > 1024 || block.z > 64 ||
       threads > lim.max_threads_per_block || grid.x > 0x7fffffffu || grid.y > 65535 || grid.z > 65535)
-    throw CudaError{cudaErrorInvalidConfiguration,
-                    fmt::format("launch of {} with grid ({},{},{}) block ({},{},{})", ke.name, grid.x, grid.y,
-                                grid.z, block.x, block.y, block.z)};
+    throw CudaError{cudaErrorInvalidConfiguration, shape()};
+  if (cooperative) {
+    uint64_t per_sm = uint64_t(blocks_per_sm(k, int(threads), smem)), fit = per_sm * config().gpu.num_sms;
+    if (uint64_t(grid.x) * grid.y * grid.z > fit)
+      throw CudaError{cudaErrorCooperativeLaunchTooLarge,
+                      fmt::format("cooperative {}: at most {} blocks ({} per SM x {} SMs) are resident at once",
+                                  shape(), fit, per_sm, config().gpu.num_sms)};
+  }
   runtime::KernelArgs a;
   const ptx::Function& fn = k.function();
-  for (size_t i = 0; i < fn.params.size(); ++i) a.add_bytes(args[i], fn.params[i].size);
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    if (!args || !args[i])
+      throw CudaError{cudaErrorInvalidValue, fmt::format("{}: argument {} is null", shape(), i)};
+    a.add_bytes(args[i], fn.params[i].size);
+  }
   try {
-    session_->launch(ke.module->id, k, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, smem, stream_of(s), a);
+    session_->launch(ke.module->id, k, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, smem, stream_of(s), a,
+                     cooperative);
   } catch (const ApiError& e) {
     throw CudaError{cudaErrorLaunchOutOfResources, e.what()};
   }

@@ -107,7 +107,13 @@ class Runtime {
   void push_config(const LaunchConfig& c);
   std::optional<LaunchConfig> pop_config();
 
-  void launch(KernelEntry& k, dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t stream);
+  // `cooperative` (cudaLaunchCooperativeKernel): CudaError CooperativeLaunchTooLarge
+  // unless the grid fits the GPU at once, by blocks_per_sm().
+  void launch(KernelEntry& k, dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t stream,
+              bool cooperative);
+  // TBs of `k` with `block_threads` threads and `dyn_smem` bytes that fit one
+  // SM at once (the occupancy calculator); CudaError InvalidValue unless block_threads > 0.
+  int blocks_per_sm(const runtime::Kernel& k, int block_threads, size_t dyn_smem) const;
   // The runtime stream of a handle: null and the special handles cudaStreamLegacy (1)
   // and cudaStreamPerThread (2) are the default stream.
   static runtime::Stream stream_of(cudaStream_t s) {

@@ -33,6 +33,9 @@ struct GridLaunch {
   uint32_t depth = 0;            // nesting depth: 0 for a host launch, parent's + 1 for a device launch
   uint32_t num_sms = 1;          // %nsmid
   uint64_t max_local_per_thread = 512 * 1024;
+  // A cooperative launch's grid-barrier workspace in `mem` (0 otherwise): nvcc's
+  // cooperative_groups reads it through %envreg1 (high half) and %envreg2 (low half).
+  uint64_t grid_sync = 0;
 
   const ptx::Function& function() const;
   uint32_t threads_per_tb() const { return block[0] * block[1] * block[2]; }

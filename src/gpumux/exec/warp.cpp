@@ -301,7 +301,7 @@ uint64_t special_value(const Warp& w, const ptx::Operand& o, unsigned lane) {
     case S::LanemaskLe: return (2ull << lane) - 1;
     case S::LanemaskGt: return ~((2ull << lane) - 1) & 0xffffffffu;
     case S::LanemaskGe: return ~((1u << lane) - 1);
-    case S::Envreg:
+    case S::Envreg: return o.comp == 1 ? l.grid_sync >> 32 : o.comp == 2 ? l.grid_sync & 0xffffffffu : 0;
     case S::Pm:
     case S::Pm64:
     case S::CurrentGraphExec: return 0;

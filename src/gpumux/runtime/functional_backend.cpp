@@ -1,5 +1,7 @@
 #include "gpumux/runtime/functional_backend.h"
 
+#include <fmt/format.h>
+
 #include "gpumux/exec/builtins/services.h"
 #include "gpumux/exec/device_launch.h"
 #include "gpumux/exec/loaded_module.h"
@@ -23,6 +25,10 @@ exec::GridLaunch FunctionalBackend::make_grid(Launch& l) {
 }
 
 void FunctionalBackend::launch(Launch& l) {
+  if (l.grid_sync)  // a TB spinning at a grid barrier would wait forever for the TBs after it
+    throw ApiError(fmt::format("cooperative launch of {}: the functional backend runs TBs one after another, so "
+                               "they cannot wait for each other; use the timing model",
+                               l.kernel->name()));
   try {
     run_grid(*l.ctx, l.stream, make_grid(l));
   } catch (...) {

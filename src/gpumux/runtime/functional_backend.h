@@ -2,6 +2,9 @@
 // Used for functional verification and as the reference the timing model
 // must agree with.
 //
+// Cooperative launches (grid-wide barriers) are refused: their TBs would have
+// to run concurrently.
+//
 // Child grids of device-side launch run after their parent grid's TBs, in
 // launch order (each with its own children), tail launches last: one of the
 // orders CUDA allows, since a kernel cannot wait for its children.

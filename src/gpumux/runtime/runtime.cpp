@@ -138,7 +138,21 @@ void Context::set_cpu_gap_ns(double ns) { cpu_gap_ps_ = host_picoseconds(ns); }
 void Context::spend_host_ps(uint64_t ps) {
   if (HostClock* c = dev_.host_clock(); c && ps) c->spend(ps);
 }
-void Context::drain() { dev_.backend().synchronize(*this); }
+void Context::drain() {
+  // The backend returns, or throws a launch's fault, once every launch of the
+  // context is over: no cooperative grid uses its workspace any more.
+  auto release = [this] {
+    for (DevPtr p : grid_syncs_) free(p);
+    grid_syncs_.clear();
+  };
+  try {
+    dev_.backend().synchronize(*this);
+  } catch (...) {
+    release();
+    throw;
+  }
+  release();
+}
 void Context::call_in_order() {
   cpu_gap();
   drain();
@@ -223,6 +237,16 @@ double Context::event_elapsed_ms(Event start, Event end) {
 
 void Context::launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, Stream s,
                      const KernelArgs& args) {
+  launch_grid(k, grid, block, dyn_smem, s, args, false);
+}
+
+void Context::launch_cooperative(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, Stream s,
+                                 const KernelArgs& args) {
+  launch_grid(k, grid, block, dyn_smem, s, args, true);
+}
+
+void Context::launch_grid(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, Stream s,
+                          const KernelArgs& args, bool cooperative) {
   cpu_gap();
   check_launch(k, grid, block, dyn_smem, "launch");
   LaunchBackend::Launch l{this, &k, grid, block, dyn_smem, s, {}};
@@ -232,7 +256,23 @@ void Context::launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, 
     throw ApiError(fmt::format("illegal launch of {} with grid ({},{},{}) block ({},{},{}): {}", k.function().name,
                                grid.x, grid.y, grid.z, block.x, block.y, block.z, e.what()));
   }
-  dev_.backend().launch(l);
+  if (!cooperative) {
+    dev_.backend().launch(l);
+    return;
+  }
+  // One workspace per launch: cooperative grids in flight on several streams
+  // must not share a barrier. cooperative_groups' grid barrier is a counter at
+  // byte 4 that starts at 0; 16 bytes keep the layout's neighbours zero too.
+  constexpr uint64_t kGridSyncBytes = 16;
+  l.grid_sync = malloc(kGridSyncBytes);
+  mem_->fill(l.grid_sync, 0, kGridSyncBytes);
+  try {
+    dev_.backend().launch(l);
+  } catch (...) {
+    free(l.grid_sync);
+    throw;
+  }
+  grid_syncs_.push_back(l.grid_sync);
 }
 
 void Context::check_launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, const char* what) {

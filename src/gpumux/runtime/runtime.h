@@ -276,6 +276,13 @@ class Context {
     (args.add(a), ...);
     launch(k, grid, block, uint64_t{0}, Stream{}, args);
   }
+  // A launch whose TBs must all be resident at once (cudaLaunchCooperativeKernel),
+  // so that they can wait for each other at grid-wide barriers: it gets a
+  // zeroed grid-barrier workspace in the context's memory (exec::GridLaunch::grid_sync),
+  // freed when the context's work has drained. ApiError as launch(), and when
+  // the grid cannot be co-resident or the backend cannot run its TBs concurrently.
+  void launch_cooperative(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, Stream s,
+                          const KernelArgs& args);
 
   // Event kernels (events.h, docs/edge.md). register_event checks the launch
   // shape as launch() does and allocates the submission and completion
@@ -332,6 +339,9 @@ class Context {
   std::unique_ptr<DeviceLaunches> device_launches_;
   // Checks a launch's shape and arguments (ApiError); `what` names the call in messages.
   void check_launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, const char* what);
+  void launch_grid(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, Stream s, const KernelArgs& args,
+                   bool cooperative);
+  std::vector<DevPtr> grid_syncs_;  // workspaces of the cooperative launches since the last drain
 };
 
 // What a memory copy or memset moves, for backends that model its time.
@@ -349,7 +359,10 @@ class LaunchBackend {
     uint64_t dyn_smem;
     Stream stream;
     std::vector<uint8_t> params;  // packed parameter buffer
+    DevPtr grid_sync = 0;         // a cooperative launch's grid-barrier workspace; 0 otherwise
   };
+  // A cooperative launch (grid_sync set) must have all its TBs resident at
+  // once: a backend that cannot give it that throws ApiError.
   virtual void launch(Launch& l) = 0;
   // A child grid launched by a running kernel (dynamic parallelism,
   // exec/device_launch.h), already checked like a host launch. Returns an

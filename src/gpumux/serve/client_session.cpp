@@ -144,6 +144,8 @@ void ClientSession::handle(Op op, Reader& in, Writer& out) {
       runtime::Dim3 grid = dim3(in, "grid"), block = dim3(in, "block");
       uint64_t smem = in.u64("dynamic shared bytes");
       runtime::Stream s = stream(in.u32("stream"));
+      uint32_t flags = in.u32("launch flags");
+      if (flags & ~kLaunchCooperative) throw ProtocolError(fmt::format("unknown launch flags {:#x}", flags));
       uint32_t n = in.u32("argument count");
       runtime::KernelArgs args;
       for (uint32_t i = 0; i < n; ++i) {
@@ -151,7 +153,10 @@ void ClientSession::handle(Op op, Reader& in, Writer& out) {
         args.add_bytes(a.data(), a.size());
       }
       in.end("Launch");
-      ctx.launch(module(m).kernel(kernel), grid, block, smem, s, args);
+      if (flags & kLaunchCooperative)
+        ctx.launch_cooperative(module(m).kernel(kernel), grid, block, smem, s, args);
+      else
+        ctx.launch(module(m).kernel(kernel), grid, block, smem, s, args);
       return;
     }
     case Op::CreateStream: {

@@ -17,7 +17,7 @@
 
 namespace gpumux::serve {
 
-inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kProtocolVersion = 2;  // 2: Launch carries flags
 // Largest payload a frame may carry; clients split larger copies.
 inline constexpr uint64_t kMaxPayload = uint64_t(64) << 20;
 inline constexpr uint64_t kMaxChunk = uint64_t(16) << 20;  // bytes of memory per Write/Read
@@ -36,7 +36,7 @@ enum class Op : uint32_t {
   Fill,             // u64 address, u32 byte value, u64 count
   Transfer,         // u32 kind (runtime::Transfer), u64 bytes: the copy's simulated time
   Launch,           // u32 module, str kernel, u32 grid[3], u32 block[3], u64 dynamic smem, u32 stream,
-                    //   u32 nargs, str arg... (each argument's bytes)
+                    //   u32 flags (kLaunch*), u32 nargs, str arg... (each argument's bytes)
   CreateStream,     // i32 priority -> u32 stream
   CreateEvent,      // -> u32 event
   Record,           // u32 event, u32 stream
@@ -58,6 +58,8 @@ enum class Op : uint32_t {
   DestroySurface,   // u64 surface
 };
 inline constexpr uint32_t kLastOp = uint32_t(Op::DestroySurface);
+// Flags of a Launch; other bits are a ProtocolError.
+inline constexpr uint32_t kLaunchCooperative = 1;  // runtime::Context::launch_cooperative
 const char* op_name(Op op);
 
 // Reply statuses: what the request raised on the server.

@@ -90,6 +90,15 @@ std::unique_ptr<sm::KernelInstance> TimingBackend::make_kernel(const Launch& l) 
                                "the {} config ({} threads, {} B shared memory)",
                                name, n.threads, n.shared_bytes, gpu_.config().gpu.name, sp.max_threads,
                                sp.shared_mem_bytes));
+  if (l.grid_sync) {
+    // Spinning TBs at a grid barrier wait forever for TBs that cannot be dispatched.
+    uint64_t per_sm = frontend::policy::tbs_per_empty_sm(*k, sp), fit = per_sm * gpu_.num_sms();
+    if (g.num_tbs() > fit)
+      throw ApiError(fmt::format("cooperative launch of {}: {} TBs, but at most {} ({} per SM x {} SMs) are resident "
+                                 "at once on the {} config",
+                                 name, g.num_tbs(), fit, per_sm, gpu_.num_sms(), gpu_.config().gpu.name));
+    g.grid_sync = l.grid_sync;
+  }
   if (double x = app < issue_rates_.size() ? issue_rates_[app] : 0; x > 0)
     k->fair_weight = float(x * sp.sub_cores / (double(frontend::policy::tbs_per_empty_sm(*k, sp)) * n.warps));
   return k;
