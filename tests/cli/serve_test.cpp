@@ -99,7 +99,7 @@ TEST(ServeProtocol, BadRequestsGetErrorsAndAProtocolViolationDetachesTheProgram)
   fs::path dir = fs::path(GPUMUX_BUILD_DIR) / "serve-protocol-test";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::ofstream(dir / "w.toml") << "[[app]]\nname = \"x\"\n";
+  std::ofstream(dir / "w.toml") << "[[app]]\nname = \"x\"\n[[app]]\nname = \"y\"\n";
   std::string sock = (dir / "s.sock").string(), out;
   auto server = std::async(std::launch::async, [&] {
     return gpumux::test::run_gpumux(
@@ -132,7 +132,16 @@ TEST(ServeProtocol, BadRequestsGetErrorsAndAProtocolViolationDetachesTheProgram)
   EXPECT_EQ(request(fd, Op::Launch, Writer().u32(3).str("k"), reply), Status::ProtocolError);  // truncated
   EXPECT_NE(Reader(reply).str("message").find("truncated"), std::string::npos);
   close(fd);
-  EXPECT_EQ(server.get(), 1) << out;  // its only application failed
+  // Launch flags other than cooperative (1) are a protocol violation too.
+  fd = connect_unix(sock);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(request(fd, Op::Hello, hello("y"), reply), Status::Ok);
+  Writer launch;
+  launch.u32(0).str("k").u32(1).u32(1).u32(1).u32(1).u32(1).u32(1).u64(0).u32(0).u32(2).u32(0);
+  EXPECT_EQ(request(fd, Op::Launch, launch, reply), Status::ProtocolError);
+  EXPECT_NE(Reader(reply).str("message").find("unknown launch flags 0x2"), std::string::npos);
+  close(fd);
+  EXPECT_EQ(server.get(), 1) << out;  // its applications failed
   EXPECT_NE(out.find("x detached: protocol error: truncated message"), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(sock));  // the server removes its socket
 }

@@ -38,6 +38,8 @@ class CudaPrograms : public ::testing::Test {
         {"error_paths", "error_paths", "-arch=compute_80"},
         {"thrust_sort", "thrust_sort", "-arch=compute_80"},
         {"texture_objects", "texture_objects", "-arch=compute_80"},
+        {"cooperative_launch", "cooperative_launch", "-arch=compute_80"},
+        {"cooperative_launch_per_thread", "cooperative_launch", "-arch=compute_80 --default-stream per-thread"},
         {"vector_add_uncompressed", "vector_add_streams", "-arch=compute_80 -compress-mode=none"},
         {"vector_add_per_thread", "vector_add_streams", "-arch=compute_80 --default-stream per-thread"},
         {"dynamic_parallelism", "dynamic_parallelism", "-arch=compute_80 -rdc=true"},
@@ -86,6 +88,14 @@ TEST_F(CudaPrograms, DynamicParallelismWithRelocatableDeviceCode) {
 }
 TEST_F(CudaPrograms, ThrustSortTransformReduce) { expect_pass("thrust_sort"); }
 TEST_F(CudaPrograms, ArraysTextureAndSurfaceObjects) { expect_pass("texture_objects"); }
+TEST_F(CudaPrograms, CooperativeLaunchWithGridSync) { expect_pass("cooperative_launch"); }
+
+// cudaLaunchCooperativeKernel_ptsz: the same entry point under its per-thread name.
+TEST_F(CudaPrograms, CooperativeLaunchPerThreadDefaultStream) {
+  std::string out;
+  EXPECT_EQ(exec("cooperative_launch_per_thread", "", out), 0) << out;
+  EXPECT_NE(out.find("PASS cooperative_launch"), std::string::npos) << out;
+}
 
 TEST_F(CudaPrograms, TimelineShowsKernelsPerStreamAndCopies) {
   std::string out, trace;

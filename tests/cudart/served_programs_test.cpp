@@ -43,7 +43,8 @@ class ServedPrograms : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     compile_log_ = gpumux::test::build_cuda_programs({{"served_worker", "served_worker", "-arch=compute_80"},
-                                                      {"texture_objects", "texture_objects", "-arch=compute_80"}});
+                                                      {"texture_objects", "texture_objects", "-arch=compute_80"},
+                                                      {"cooperative_launch", "cooperative_launch", "-arch=compute_80"}});
   }
   void SetUp() override {
 #ifdef GPUMUX_SANITIZED
@@ -175,6 +176,13 @@ TEST_F(ServedPrograms, TextureAndSurfaceObjectsOfAnAttachedProgram) {
   ServeRun r = serve("texture", {""}, {0}, "--no-baselines", 0, "texture_objects");
   EXPECT_EQ(r.server_exit, 0) << r.summary << r.server_log;
   EXPECT_NE(r.outputs[0].find("PASS texture_objects"), std::string::npos) << r.outputs[0] << r.server_log;
+}
+
+// A cooperative launch over the socket (Launch's cooperative flag): grid.sync() works.
+TEST_F(ServedPrograms, CooperativeLaunchOfAnAttachedProgram) {
+  ServeRun r = serve("cooperative", {""}, {0}, "--no-baselines", 0, "cooperative_launch");
+  EXPECT_EQ(r.server_exit, 0) << r.summary << r.server_log;
+  EXPECT_NE(r.outputs[0].find("PASS cooperative_launch"), std::string::npos) << r.outputs[0] << r.server_log;
 }
 
 }  // namespace
