@@ -72,6 +72,28 @@ struct SmIntervalParams {
   }
 };
 
+// Register-file banks and operand collector units (docs/timing-sm.md). Off
+// (banks = 0) by default: operands are read at issue, at no cost.
+struct SmOperandCollectorParams {
+  uint32_t banks = 0;
+  uint32_t collector_units = 2;
+  uint32_t read_ports = 1;
+
+  static void declare(ParamDecl<SmOperandCollectorParams>& d) {
+    d.param("banks", &SmOperandCollectorParams::banks, "banks",
+            "register-file banks per sub-core; register r of warp slot s is in bank (r + s) mod banks "
+            "(0: off, operands are read at issue)")
+        .range(0, 64);
+    d.param("collector_units", &SmOperandCollectorParams::collector_units, "units",
+            "operand collector units per sub-core: an instruction holds one from issue until its source "
+            "registers are read")
+        .range(1, 64);
+    d.param("read_ports", &SmOperandCollectorParams::read_ports, "reads/cycle",
+            "register reads each bank serves per cycle")
+        .range(1, 16);
+  }
+};
+
 struct SmParams {
   uint32_t warp_slots = 64;
   uint32_t tb_slots = 32;
@@ -91,6 +113,7 @@ struct SmParams {
   SmLatencyParams latency;
   SmIntervalParams interval;
   SmOpcodeLatencyParams opcode_latency;
+  SmOperandCollectorParams operand_collector;
 
   static void declare(ParamDecl<SmParams>& d) {
     d.param("warp_slots", &SmParams::warp_slots, "warps", "resident warps per SM").range(1, 1024);
@@ -136,6 +159,8 @@ struct SmParams {
     d.section("interval", &SmParams::interval, "functional unit initiation intervals (per sub-core)");
     d.section("opcode_latency", &SmParams::opcode_latency,
               "per-opcode result latencies overriding the unit's (0: the unit's latency)");
+    d.section("operand_collector", &SmParams::operand_collector,
+              "register-file banks and operand collector units (off unless banks > 0)");
     d.check([](const SmParams& p) -> std::string {
       if (p.max_threads % 32 != 0) return "sm.max_threads must be a multiple of the warp size (32)";
       if (p.warp_slots % p.sub_cores != 0) return "sm.warp_slots must be a multiple of sm.sub_cores";

@@ -57,6 +57,7 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
     sc.kernel_fields = sc.scheduler->wants_kernel_fields();
     sc.warps.reserve(p.warp_slots / p.sub_cores);
     sc.views.reserve(p.warp_slots / p.sub_cores);
+    if (p.operand_collector.banks > 0) sc.collector = std::make_unique<OperandCollector>(p.operand_collector);
   }
   // Slot s belongs to sub-core s % sub_cores; free slots are taken lowest first.
   for (uint32_t s = p.warp_slots; s-- > 0;) free_warps_.push_back(uint16_t(s));
@@ -75,6 +76,9 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
   stats.add(pre + "shared.accesses", stats_.shared_accesses, "shared-memory warp accesses");
   stats.add(pre + "shared.conflict_cycles", stats_.shared_conflict_cycles,
             "extra shared-memory cycles from bank conflicts");
+  if (p.operand_collector.banks > 0)
+    stats.add(pre + "operand_collector.conflict_cycles", stats_.operand_conflict_cycles,
+              "cycles instructions waited for register-bank reads beyond one (bank conflicts)");
   stats.add(pre + "const.accesses", stats_.const_accesses, "constant/parameter warp accesses");
   stats.add(pre + "lsu.global_lines", stats_.global_lines, "global line requests sent to the L1D");
   stats.add(pre + "lsu.local_lines", stats_.local_lines, "local-memory line requests sent to the L1D");
@@ -309,7 +313,7 @@ IssueOutcome Sm::schedule(SubCore& sc, Cycle now, Cycle& next) {
 bool Sm::can_issue(const SubCore& sc, const WarpSlot& w, Cycle now) const {
   if (w.block != Block::None || w.ready_at > now) return false;
   const InstTiming& t = *w.next;
-  if (sc.unit_free[unsigned(t.unit)] > now) return false;
+  if (sc.unit_free[unsigned(t.unit)] > now || (sc.collector && sc.collector->unit_free() > now)) return false;
   return t.kind != InstKind::Memory ||
          (lsu_has_room(now) && w.mem_ops_used != mem_ops_full_);
 }
@@ -338,6 +342,8 @@ IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
   // scheduler that reads them: the others are spared those stores.
   sc.views.resize(sc.warps.size());
   WarpView* view = sc.views.data();
+  // No free collector unit holds every warp like a busy functional unit.
+  Cycle collector_free = sc.collector ? sc.collector->unit_free() : 0;
   bool any_ready = false;
   IssueOutcome stall = IssueOutcome::Idle;
   StatKey stall_key = kNoKey;
@@ -361,7 +367,7 @@ IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
       }
     } else {
       const InstTiming& t = *w.next;
-      Cycle unit = sc.unit_free[unsigned(t.unit)];
+      Cycle unit = std::max(sc.unit_free[unsigned(t.unit)], collector_free);
       if (unit > now) {
         why = IssueOutcome::Pipe;
         next = std::min(next, unit);
@@ -424,8 +430,15 @@ void Sm::issue(WarpSlot& w, uint16_t slot, Cycle now) {
   exec::Warp& xw = *w.warp;
   const InstTiming& t = *w.next;
   SubCore& sc = sub_cores_[w.sub_core];
-  sc.unit_free[unsigned(t.unit)] = now + t.interval;
   StatKey key = w.kernel->key;
+  // The instruction reaches its unit once its operands are read.
+  Cycle dispatch = now;
+  if (sc.collector) {
+    Cycle extra = sc.collector->collect(w.kernel->timing->sources(t), xw.frame().reg_base, slot, now);
+    stats_.operand_conflict_cycles[key].add(extra);
+    dispatch += extra;
+  }
+  sc.unit_free[unsigned(t.unit)] = dispatch + t.interval;
   stats_.warp_insts[key].add();
   ++w.kernel->warp_insts;
   ++tbs_[w.tb].insts;
@@ -437,11 +450,11 @@ void Sm::issue(WarpSlot& w, uint16_t slot, Cycle now) {
   size_t old_depth = xw.frame().reg_base;
 
   if (t.kind == InstKind::Memory) {
-    issue_memory(w, slot, t, now);
+    issue_memory(w, slot, t, dispatch);
   } else {
     // Destinations are named in the issuing frame: mark them before a call or
     // return changes it.
-    for (RegRef d : w.kernel->timing->destinations(t)) scoreboard_slot(w, d) = now + t.latency;
+    for (RegRef d : w.kernel->timing->destinations(t)) scoreboard_slot(w, d) = dispatch + t.latency;
     // A device-function builtin (printf, malloc) acts outside the TB: it can no longer be flushed.
     if (t.builtin_call) tbs_[w.tb].side_effects = true;
     if (t.kind == InstKind::AsyncCommit) {

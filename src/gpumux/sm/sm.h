@@ -34,6 +34,7 @@
 #include "gpumux/sm/event_warps.h"
 #include "gpumux/sm/inst_timing.h"
 #include "gpumux/sm/kernel_instance.h"
+#include "gpumux/sm/operand_collector.h"
 #include "gpumux/sm/preemption.h"
 #include "gpumux/sm/range_allocator.h"
 #include "gpumux/sm/warp_scheduler/quota_warp_scheduler.h"
@@ -75,6 +76,7 @@ struct SmStats {
   KeyedCounter resident_warp_cycles;  // sum over cycles of resident warps (occupancy)
   KeyedCounter tbs_done;
   KeyedCounter shared_accesses, shared_conflict_cycles;  // extra cycles from bank conflicts
+  KeyedCounter operand_conflict_cycles;  // register-bank conflicts (registered with the operand collector only)
   KeyedCounter const_accesses;
   KeyedCounter global_lines, local_lines;
   Counter busy_cycles;  // cycles with any resident TB
@@ -261,6 +263,7 @@ class Sm : public Component, public mem::MemSink {
     std::vector<uint16_t> warps;     // resident warp slots, oldest first
     std::vector<WarpView> views;     // scratch for the scheduler (one per warp), never reallocated
     std::array<Cycle, kNumUnits> unit_free{};
+    std::unique_ptr<OperandCollector> collector;  // null: off (sm.operand_collector.banks = 0)
     IssueOutcome last = IssueOutcome::Idle;
     StatKey last_key = kNoKey;
     // Until recheck_at, and unless a warp's readiness changed (dirty), the
