@@ -132,7 +132,7 @@ TEST(ConfigImportFixtures, UnmodeledTimingOptionsAreReportedWithTheirReason) {
   GpgpusimImport r = import_fixture("SM3_KEPLER_TITAN");
   EXPECT_TRUE(has_line(r.not_modeled, "not modeled: -gpgpu_max_insn_issue_per_warp 2 (gpumux issues at most one"));
   EXPECT_TRUE(has_line(r.not_modeled, "not modeled: -gpgpu_gmem_skip_L1D 1 (gpumux caches global loads"));
-  EXPECT_TRUE(has_line(r.not_modeled, "not modeled: -gpgpu_num_reg_banks 16 (gpumux reads source operands"));
+  EXPECT_TRUE(has_line(r.not_modeled, "not modeled: -gpgpu_operand_collector_num_in_ports_sp 2 (one instruction"));
   EXPECT_TRUE(has_line(r.not_modeled, "not modeled: -gpgpu_pipeline_widths 6,4,0,2,1,6,4,0,2,1,12 ("));
   EXPECT_TRUE(has_line(r.not_modeled, "not modeled: -inter_config_file config_kepler_islip.icnt (BookSim"));
 }

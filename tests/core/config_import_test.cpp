@@ -147,15 +147,18 @@ TEST(ConfigImport, TwoLevelSchedulerKeepsItsActiveSet) {
 }
 
 TEST(ConfigImport, RepeatedOptionIsReportedOnceWithTheLastValue) {
-  GpgpusimImport r = import_gpgpusim_config("-gpgpu_num_reg_banks 8\n-gpgpu_num_reg_banks 16\n", "x");
+  GpgpusimImport r = import_gpgpusim_config("-gpgpu_coalesce_arch 13\n-gpgpu_coalesce_arch 60\n", "x");
   ASSERT_EQ(r.not_modeled.size(), 1u);
-  EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_num_reg_banks 16 (gpumux reads source operands at issue"));
+  EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_coalesce_arch 60 (gpumux has one coalescer"));
 }
 
 TEST(ConfigImport, ReferenceListsEveryMappedAndUnmodeledOption) {
   std::string md = gpgpusim_import_reference_markdown();
   EXPECT_NE(md.find("| `-gpgpu_kernel_launch_latency` | `frontend.launch_latency` |"), std::string::npos);
-  EXPECT_NE(md.find("| `-gpgpu_num_reg_banks` |  | gpumux reads source operands at issue"), std::string::npos);
+  EXPECT_NE(md.find("| `-gpgpu_num_reg_banks` | `sm.operand_collector.banks` |"), std::string::npos);
+  EXPECT_NE(md.find("| `-gpgpu_operand_collector_num_in_ports_sp` |  | one instruction per sub-core"), std::string::npos);
+  EXPECT_NE(md.find("| `-ptx_opcode_initiation_tensor` | `sm.interval.tensor` |"), std::string::npos);
+  EXPECT_EQ(md.find("no tensor core"), std::string::npos);
   EXPECT_NE(md.find("| `-gpgpu_shmem_num_banks` | 32 |"), std::string::npos);
   EXPECT_NE(md.find("| `-gpgpu_TB_launch_latency` | `sm.tb_launch_latency` |"), std::string::npos);
 }
@@ -164,6 +167,62 @@ TEST(ConfigImport, TbLaunchLatencyIsMapped) {
   GpgpusimImport r = import_gpgpusim_config("-gpgpu_TB_launch_latency 10\n", "x");
   EXPECT_TRUE(r.not_modeled.empty());
   EXPECT_EQ(r.config.values().sm.tb_launch_latency, 10u);
+}
+
+// A fixture written for these tests: a Turing-like SM with 4 schedulers,
+// tensor cores and a banked register file with specialized collectors.
+constexpr const char* kTensorAndCollector = R"(
+-gpgpu_num_sched_per_core 4
+-gpgpu_tensor_core_avail 1
+-gpgpu_num_tensor_core_units 4
+-ptx_opcode_latency_tesnor 40
+-ptx_opcode_initiation_tensor 32
+-gpgpu_num_reg_banks 16
+-gpgpu_reg_file_port_throughput 2
+-gpgpu_enable_specialized_operand_collector 1
+-gpgpu_operand_collector_num_units_gen 2
+-gpgpu_operand_collector_num_units_sp 4
+-gpgpu_operand_collector_num_units_mem 3
+-gpgpu_operand_collector_num_in_ports_sp 1
+)";
+
+TEST(ConfigImport, TensorCoresTakeTheLatencyAndTheIntervalRule) {
+  GpgpusimImport r = import_gpgpusim_config(kTensorAndCollector, "x");
+  const GpuConfig& g = r.config.values();
+  EXPECT_EQ(g.sm.latency.tensor, 40u);
+  // 32 cycles x 4 schedulers / 4 units, halved: a wmma.mma m16n16k16 is two m16n8k16.
+  EXPECT_EQ(g.sm.interval.tensor, 16u);
+  EXPECT_TRUE(std::any_of(r.adjusted.begin(), r.adjusted.end(), [](const std::string& a) {
+    return a.find("-ptx_opcode_initiation_tensor 32 (32 x 4 schedulers / 4 units / 2") != std::string::npos;
+  }));
+  GpgpusimImport none = import_gpgpusim_config("-gpgpu_tensor_core_avail 0\n", "x");
+  EXPECT_TRUE(has_note(none, "not modeled: -gpgpu_tensor_core_avail 0 (every sub-core has a tensor unit"));
+  // Too slow for sm.interval.tensor's range: clamped, and said so.
+  GpgpusimImport slow = import_gpgpusim_config("-ptx_opcode_initiation_tensor 1000\n", "x");
+  EXPECT_EQ(slow.config.values().sm.interval.tensor, 64u);
+}
+
+TEST(ConfigImport, OperandCollectorSharesBanksAndUnitsAmongSubCores) {
+  GpgpusimImport r = import_gpgpusim_config(kTensorAndCollector, "x");
+  const SmOperandCollectorParams& oc = r.config.values().sm.operand_collector;
+  EXPECT_EQ(oc.banks, 4u);            // 16 / 4
+  EXPECT_EQ(oc.read_ports, 2u);
+  EXPECT_EQ(oc.collector_units, 2u);  // (2 + 4 + 3) / 4, rounded down
+  EXPECT_TRUE(std::any_of(r.adjusted.begin(), r.adjusted.end(), [](const std::string& a) {
+    return a.find("9 collector units (generic and specialized together) per SM / 4 sub-cores") != std::string::npos;
+  }));
+  EXPECT_TRUE(has_note(r, "not modeled: -gpgpu_operand_collector_num_in_ports_sp 1 (one instruction per sub-core"));
+  // Generic units only when the specialized ones are off.
+  GpgpusimImport generic = import_gpgpusim_config(
+      "-gpgpu_num_sched_per_core 2\n-gpgpu_num_reg_banks 8\n-gpgpu_enable_specialized_operand_collector 0\n"
+      "-gpgpu_operand_collector_num_units_gen 8\n-gpgpu_operand_collector_num_units_sp 4\n",
+      "x");
+  EXPECT_EQ(generic.config.values().sm.operand_collector.collector_units, 4u);
+  EXPECT_EQ(generic.config.values().sm.operand_collector.banks, 4u);
+  // Without banks the model stays off, and the unit counts say so.
+  GpgpusimImport off = import_gpgpusim_config("-gpgpu_operand_collector_num_units_gen 8\n", "x");
+  EXPECT_EQ(off.config.values().sm.operand_collector.banks, 0u);
+  EXPECT_TRUE(has_note(off, "not modeled: -gpgpu_operand_collector_num_units_gen 8 (no -gpgpu_num_reg_banks"));
 }
 
 }  // namespace

@@ -12,23 +12,17 @@
 #include "gpumux/core/error.h"
 #include "gpumux/core/gpgpusim_cache.h"
 #include "gpumux/core/gpgpusim_options.h"
+#include "gpumux/core/gpgpusim_importer.h"
 #include "gpumux/core/gpgpusim_unmodeled.h"
 
-namespace gpumux {
+namespace gpumux::gpgpusim_import {
 namespace {
-
-// As strings: the importer's keys and values are strings.
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string_view> v = split_gpgpusim_fields(s, sep);
-  return {v.begin(), v.end()};
-}
 
 std::string trim(std::string_view s) {
   size_t b = s.find_first_not_of(" \t");
   if (b == std::string_view::npos) return "";
   return std::string(s.substr(b, s.find_last_not_of(" \t") - b + 1));
 }
-
 
 // GPGPU-Sim DRAM timing names and their keys; RC, nbkgrp, CCDL and RTPL are
 // checked by dram_timing(), the others are reported.
@@ -41,160 +35,6 @@ constexpr TimingName kTimingNames[] = {
     {"RP", "dram.tRP"},    {"CL", "dram.tCL"},   {"WL", "dram.tWL"},   {"WR", "dram.tWR"},
 };
 
-// Functional unit kinds of the opcode latency and initiation tables, with the
-// unit count option of each and the unit that runs them when it is 0.
-struct UnitKind {
-  const char* suffix;        // -ptx_opcode_latency_<suffix>
-  const char* key;           // sm.latency.<key>, sm.interval.<key>
-  const char* count_option;  // units per SM
-  const char* host_option;   // runs on these units when count_option is 0 or absent
-};
-constexpr UnitKind kUnitKinds[] = {
-    {"int", "int", "-gpgpu_num_int_units", "-gpgpu_num_sp_units"},
-    {"fp", "fp32", "-gpgpu_num_sp_units", nullptr},
-    {"dp", "fp64", "-gpgpu_num_dp_units", "-gpgpu_num_sfu_units"},
-    {"sfu", "sfu", "-gpgpu_num_sfu_units", nullptr},
-};
-
-class Importer;
-using Apply = void (Importer::*)(const GpgpusimOption&, const char* key);
-
-// One option gpumux reads. `apply` maps it as it comes; nullptr: it is read
-// together with others once all are known (end of Importer::run).
-struct MappedOption {
-  const char* option;
-  Apply apply;
-  const char* key;   // the key set, for `direct` and the reference
-  const char* rule;  // how, for the reference ("" for one-to-one)
-};
-
-class Importer {
- public:
-  Importer(const GpgpusimOptions& options, std::string name) : opts_(options), name_(std::move(name)) {}
-
-  GpgpusimImport run();
-
-  void direct(const GpgpusimOption& o, const char* key) { set(o, key, o.value); }
-
-  void first_entry(const GpgpusimOption& o, const char* key) {
-    auto parts = split(o.value, ',');
-    set(o, key, parts[0]);
-    if (parts.size() > 1) note(o, "entries after the first: gpumux has one latency per functional unit");
-  }
-
-  // -ptx_opcode_latency_<int|fp|dp>: ADD (the unit's latency, `key`), then MAX,
-  // MUL, MAD, DIV and, for int, SHFL into [sm.opcode_latency].
-  void latency_table(const GpgpusimOption& o, const char* key) {
-    static constexpr const char* kEntries[] = {"max", "mul", "mad", "div"};
-    auto parts = split(o.value, ',');
-    set(o, key, parts[0]);
-    std::string kind = std::string(key).substr(std::string_view("sm.latency.").size());
-    for (size_t i = 1; i < parts.size(); ++i) {
-      bool shfl = kind == "int" && i == 5;
-      if (i > 5 || (i == 5 && !shfl)) return note(o, fmt::format("entries after the {}th: GPGPU-Sim has none", i));
-      std::string k = shfl ? "sm.opcode_latency.shfl" : fmt::format("sm.opcode_latency.{}_{}", kind, kEntries[i - 1]);
-      set(o, k.c_str(), parts[i]);
-    }
-  }
-
-  void clocks(const GpgpusimOption& o, const char*) {
-    auto parts = split(o.value, ':');
-    if (parts.size() != 4) return note(o, "expected core:icnt:l2:dram");
-    const char* keys[] = {"clock.core_mhz", "clock.icnt_mhz", "clock.l2_mhz", "clock.dram_mhz"};
-    for (size_t i = 0; i < 4; ++i) set(o, keys[i], parts[i]);
-  }
-
-  void core_pipeline(const GpgpusimOption& o, const char*) {
-    auto parts = split(o.value, ':');
-    auto threads = parse_gpgpusim_uint(parts[0]);
-    if (!threads) return note(o, "expected threads:warp_size");
-    set(o, "sm.max_threads", parts[0]);
-    set(o, "sm.warp_slots", std::to_string(*threads / 32));
-    if (parts.size() > 1 && parts[1] != "32") note(o, "warp size other than 32");
-  }
-
-  void scheduler(const GpgpusimOption& o, const char*) {
-    // two_level_active:<active warps>:<inner policy>:<outer policy>
-    auto parts = split(o.value, ':');
-    if (parts[0] == "gto" || parts[0] == "lrr") return set(o, "sm.warp_scheduler", parts[0]);
-    if (parts[0] != "two_level_active") return note(o, "scheduler not built in gpumux");
-    set(o, "sm.warp_scheduler", "two-level");
-    if (parts.size() > 1) set(o, "sm.two_level_active", parts[1]);
-    if (parts.size() > 2) note(o, "inner and outer policies: gpumux's two-level scheduler has its own");
-  }
-
-  void dram_scheduler(const GpgpusimOption& o, const char*) {
-    if (o.value != "1") note(o, "only FR-FCFS (1) is modeled");
-  }
-
-  void dram_queue(const GpgpusimOption& o, const char* key) {
-    if (o.value == "0") return note(o, "unbounded queue; dram.queue_size kept");
-    set(o, key, o.value);
-  }
-
-  void partition_queues(const GpgpusimOption& o, const char* key) {
-    auto parts = split(o.value, ':');
-    set(o, key, parts[0]);
-    if (parts.size() > 1) note(o, "only the crossbar-to-L2 queue (the first) is modeled");
-  }
-
-  void partition_indexing(const GpgpusimOption& o, const char* key) {
-    if (o.value == "0") return set(o, key, "none");
-    set(o, key, "xor");
-    if (o.value != "1") note(o, "hash other than bitwise XOR (1); gpumux's XOR folding used");
-  }
-
-  // "dramid@<bit>;<bit map>": the channel index starts at address bit <bit>.
-  void addr_mapping(const GpgpusimOption& o, const char* key) {
-    size_t at = o.value.find("dramid@");
-    size_t semi = o.value.find(';');
-    auto bit = at == std::string::npos || semi == std::string::npos
-                   ? std::nullopt
-                   : parse_gpgpusim_uint(std::string_view(o.value).substr(at + 7, semi - at - 7));
-    if (!bit || *bit > 30) return note(o, "no dramid@<bit>; prefix");
-    set(o, key, std::to_string(uint64_t(1) << *bit));
-    note(o, "row/bank/column bit map: gpumux splits partition-local addresses its own way");
-  }
-
-  void dram_timing(const GpgpusimOption& o, const char*);
-
- private:
-  void note(const GpgpusimOption& o, const std::string& reason) {
-    out_.not_modeled.push_back(fmt::format("not modeled: {} {} ({})", o.name, o.value, reason));
-  }
-  void adjust(const GpgpusimOption& o, const std::string& change) {
-    out_.adjusted.push_back(fmt::format("adjusted: {} {} ({})", o.name, o.value, change));
-  }
-
-  // Sets one key; a value gpumux cannot take is reported, not fatal.
-  void set(const GpgpusimOption& o, const std::string& key, const std::string& value) {
-    try {
-      out_.config.set(key + "=" + value, name_);
-    } catch (const LoadError& e) {
-      note(o, e.what());
-    }
-  }
-
-  uint64_t uint_option(const char* option, uint64_t fallback) const {
-    auto v = opts_.value(option);
-    auto n = v ? parse_gpgpusim_uint(*v) : std::nullopt;
-    return n.value_or(fallback);
-  }
-
-  void shared_memory();
-  void num_sms();
-  void memory_latencies();
-  void crossbar_buffers();
-  void dram_bus();
-  void intervals();
-  void l1_cache();
-  void l2_cache();
-  void cache_policies(const GpgpusimOption& o, const GpgpusimCacheSpec& c, const std::string& sec);
-
-  const GpgpusimOptions& opts_;
-  std::string name_;
-  GpgpusimImport out_;
-};
 
 constexpr MappedOption kMapped[] = {
     {"-gpgpu_n_clusters", nullptr, "gpu.num_sms", "clusters x cores per cluster"},
@@ -232,6 +72,23 @@ constexpr MappedOption kMapped[] = {
     {"-gpgpu_num_int_units", nullptr, "sm.interval.int", "see the initiation interval rule"},
     {"-gpgpu_num_dp_units", nullptr, "sm.interval.fp64", "see the initiation interval rule"},
     {"-gpgpu_num_sfu_units", nullptr, "sm.interval.*", "see the initiation interval rule"},
+    {"-ptx_opcode_latency_tesnor", &Importer::first_entry, "sm.latency.tensor", "GPGPU-Sim's spelling"},
+    {"-ptx_opcode_initiation_tensor", nullptr, "sm.interval.tensor", "see the initiation interval rule"},
+    {"-gpgpu_num_tensor_core_units", nullptr, "sm.interval.tensor", "see the initiation interval rule"},
+    {"-gpgpu_num_reg_banks", nullptr, "sm.operand_collector.banks", "see the operand collector rule"},
+    {"-gpgpu_reg_file_port_throughput", &Importer::direct, "sm.operand_collector.read_ports", ""},
+    {"-gpgpu_operand_collector_num_units_gen", nullptr, "sm.operand_collector.collector_units",
+     "see the operand collector rule"},
+    {"-gpgpu_operand_collector_num_units_sp", nullptr, "sm.operand_collector.collector_units",
+     "see the operand collector rule"},
+    {"-gpgpu_operand_collector_num_units_sfu", nullptr, "sm.operand_collector.collector_units",
+     "see the operand collector rule"},
+    {"-gpgpu_operand_collector_num_units_dp", nullptr, "sm.operand_collector.collector_units",
+     "see the operand collector rule"},
+    {"-gpgpu_operand_collector_num_units_mem", nullptr, "sm.operand_collector.collector_units",
+     "see the operand collector rule"},
+    {"-gpgpu_enable_specialized_operand_collector", nullptr, "sm.operand_collector.collector_units",
+     "see the operand collector rule"},
     {"-gpgpu_sub_core_model", nullptr, "sm.interval.*",
      "none needed: with or without sub-cores a sub-core sustains units / schedulers of a kind"},
     {"-gpgpu_cache:dl1", nullptr, "l1d.*", "see the cache rule"},
@@ -267,6 +124,8 @@ const MappedOption* find_mapped(std::string_view option) {
       std::find_if(std::begin(kMapped), std::end(kMapped), [&](const MappedOption& m) { return option == m.option; });
   return it == std::end(kMapped) ? nullptr : it;
 }
+
+}  // namespace
 
 void Importer::dram_timing(const GpgpusimOption& o, const char*) {
   if (o.value.find('=') == std::string::npos) return note(o, "positional form");
@@ -314,6 +173,7 @@ GpgpusimImport Importer::run() {
   crossbar_buffers();
   dram_bus();
   intervals();
+  operand_collector();
   l1_cache();
   l2_cache();
   out_.config.values().gpu.name = name_;
@@ -405,33 +265,6 @@ void Importer::dram_bus() {
       std::to_string(uint_option("-gpgpu_dram_buswidth", 0) * uint_option("-gpgpu_n_mem_per_ctrlr", 1)));
 }
 
-// An initiation interval counts cycles per warp instruction on one unit. With
-// U units of a kind for S schedulers (shared, or split among sub-cores), one
-// sub-core sustains U / S of them: its interval is initiation * S / U.
-void Importer::intervals() {
-  uint64_t schedulers = out_.config.values().sm.sub_cores;
-  for (const UnitKind& k : kUnitKinds) {
-    const GpgpusimOption* init = opts_.find(fmt::format("-ptx_opcode_initiation_{}", k.suffix));
-    if (!init) continue;
-    auto cycles = parse_gpgpusim_uint(split(init->value, ',')[0]);
-    if (!cycles) {
-      note(*init, "not a number");
-      continue;
-    }
-    uint64_t units = uint_option(k.count_option, 0);
-    if (units == 0 && k.host_option) units = uint_option(k.host_option, 0);
-    if (units == 0) units = schedulers;  // no count given: one unit per sub-core
-    double exact = double(*cycles) * double(schedulers) / double(units);
-    uint64_t interval = std::clamp<uint64_t>(uint64_t(std::lround(exact)), 1, 256);
-    set(*init, fmt::format("sm.interval.{}", k.key), std::to_string(interval));
-    if (double(interval) != exact)
-      adjust(*init, fmt::format("{} x {} schedulers / {} units = {:g} -> sm.interval.{} = {}", *cycles, schedulers,
-                                units, exact, k.key, interval));
-    if (split(init->value, ',').size() > 1)
-      note(*init, "entries after the first (MAX, MUL, MAD, DIV...): gpumux has one interval per functional unit");
-  }
-}
-
 void Importer::cache_policies(const GpgpusimOption& o, const GpgpusimCacheSpec& c, const std::string& sec) {
   std::vector<std::string> ignored;
   if (!c.sectored) ignored.push_back("whole-line fills (gpumux fills 32 B sectors)");
@@ -515,6 +348,8 @@ void Importer::l2_cache() {
   cache_policies(*dl2, *spec, "l2");
 }
 
+namespace {
+
 std::string escape_cell(std::string_view s) {
   std::string out;
   for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
@@ -522,6 +357,11 @@ std::string escape_cell(std::string_view s) {
 }
 
 }  // namespace
+}  // namespace gpumux::gpgpusim_import
+
+namespace gpumux {
+
+using gpgpusim_import::Importer;
 
 GpgpusimImport import_gpgpusim_config(std::string_view text, const std::string& file, const std::string& gpu_name) {
   GpgpusimOptions options = GpgpusimOptions::parse(text, file);
@@ -552,20 +392,28 @@ std::string gpgpusim_import_reference_markdown() {
       "- **latency**: the first (ADD) entry of `-ptx_opcode_latency_<kind>` is the unit's latency\n"
       "  (`sm.latency`); the MAX, MUL, MAD, DIV (and, for int, SHFL) entries go to `[sm.opcode_latency]`,\n"
       "  which times those opcodes of that type (fma as MAD, rem as DIV, vote/match/redux as SHFL).\n"
-      "- **initiation interval**: the first entry of `-ptx_opcode_initiation_<kind>` (int, fp, dp, sfu) on U\n"
-      "  units of that kind (`-gpgpu_num_int_units`, `_sp_`, `_dp_`, `_sfu_`; int counts the SP units and dp\n"
-      "  the SFUs when they have none, though gpumux keeps their own unit; no count: one per scheduler) for S\n"
-      "  schedulers, shared or split into sub-cores, gives `sm.interval` = initiation x S / U, rounded, at\n"
-      "  least 1 (`adjusted:` when rounded).\n\n"
+      "- **initiation interval**: the first entry of `-ptx_opcode_initiation_<kind>` (int, fp, dp, sfu, tensor)\n"
+      "  on U units of that kind (`-gpgpu_num_int_units`, `_sp_`, `_dp_`, `_sfu_`, `-gpgpu_num_tensor_core_units`;\n"
+      "  int counts the SP units and dp the SFUs when they have none, though gpumux keeps their own unit; no\n"
+      "  count: one per scheduler) for S schedulers, shared or split into sub-cores, gives `sm.interval` =\n"
+      "  initiation x S / U, rounded, at least 1 (`adjusted:` when rounded). For tensor it is also halved:\n"
+      "  GPGPU-Sim's tensor instruction is a `wmma.mma` m16n16k16 (4096 multiply-adds), `sm.interval.tensor`\n"
+      "  is per 2048 (one m16n8k16), so a wmma.mma keeps its cycles (`adjusted:` always says so).\n"
+      "- **operand collector**: `-gpgpu_num_reg_banks` B per SM turns the model on with\n"
+      "  `sm.operand_collector.banks` = B / S per sub-core; the collector units per SM, the generic ones\n"
+      "  (`_num_units_gen`) plus, unless `-gpgpu_enable_specialized_operand_collector 0`, the specialized ones\n"
+      "  (`_sp`, `_sfu`, `_dp`, `_mem`; gpumux pools them), give `collector_units` = units / S (at least 1;\n"
+      "  `adjusted:` when not exact). Without `-gpgpu_num_reg_banks` the model stays off and the unit\n"
+      "  counts are reported as not modeled.\n\n"
       "| option | key | rule |\n|---|---|---|\n";
-  for (const MappedOption& m : kMapped)
+  for (const gpgpusim_import::MappedOption& m : gpgpusim_import::kMapped)
     out +=
-        fmt::format("| `{}` | {} | {} |\n", m.option, m.key[0] ? fmt::format("`{}`", m.key) : "", escape_cell(m.rule));
+        fmt::format("| `{}` | {} | {} |\n", m.option, m.key[0] ? fmt::format("`{}`", m.key) : "", gpgpusim_import::escape_cell(m.rule));
   out +=
       "\nNot modeled (a value in the second column is what gpumux behaves as; only other values are reported):\n\n"
       "| option | gpumux | reason |\n|---|---|---|\n";
   for (const UnmodeledOption& u : unmodeled_gpgpusim_options())
-    out += fmt::format("| `{}` | {} | {} |\n", u.option, u.gpumux_value ? u.gpumux_value : "", escape_cell(u.reason));
+    out += fmt::format("| `{}` | {} | {} |\n", u.option, u.gpumux_value ? u.gpumux_value : "", gpgpusim_import::escape_cell(u.reason));
   out += "\nAny other option is reported as unknown to gpumux.\n";
   return out;
 }

@@ -7,9 +7,9 @@ namespace gpumux {
 namespace {
 
 constexpr const char* kNoTiming = "no effect on timing (functional simulation, limits or statistics)";
-constexpr const char* kNoOperandCollector =
-    "gpumux reads source operands at issue: no register-file banks or operand collector units";
-constexpr const char* kNoTensor = "gpumux has no tensor core unit (mma instructions are not executed)";
+constexpr const char* kCollectorPorts =
+    "one instruction per sub-core and cycle enters the collector units (its issue) and each leaves for its "
+    "unit once its operands are read: no port limit";
 constexpr const char* kPreference =
     "a kernel's cudaFuncCachePreferL1/PreferShared choice; gpumux has one L1/shared split for all kernels";
 
@@ -55,29 +55,19 @@ constexpr UnmodeledOption kUnmodeled[] = {
     {"-gpgpu_const_cache:l1", nullptr, "every constant load hits: sm.latency.constant per distinct address"},
     {"-gpgpu_tex_cache:l1", nullptr,
      "no separate texture cache: texture fetches go through the L1 plus sm.latency.texture"},
-    // Register file, operand collector, tensor cores.
-    {"-gpgpu_num_reg_banks", nullptr, kNoOperandCollector},
-    {"-gpgpu_reg_file_port_throughput", nullptr, kNoOperandCollector},
-    {"-gpgpu_enable_specialized_operand_collector", nullptr, kNoOperandCollector},
-    {"-gpgpu_operand_collector_num_units_gen", nullptr, kNoOperandCollector},
-    {"-gpgpu_operand_collector_num_in_ports_gen", nullptr, kNoOperandCollector},
-    {"-gpgpu_operand_collector_num_out_ports_gen", nullptr, kNoOperandCollector},
-    {"-gpgpu_operand_collector_num_units_sp", nullptr, kNoOperandCollector},
-    {"-gpgpu_operand_collector_num_units_sfu", nullptr, kNoOperandCollector},
-    {"-gpgpu_operand_collector_num_units_dp", nullptr, kNoOperandCollector},
-    {"-gpgpu_operand_collector_num_units_mem", nullptr, kNoOperandCollector},
-    {"-gpgpu_operand_collector_num_in_ports_sp", nullptr, kNoOperandCollector},
-    {"-gpgpu_operand_collector_num_out_ports_sp", nullptr, kNoOperandCollector},
-    {"-gpgpu_operand_collector_num_in_ports_sfu", nullptr, kNoOperandCollector},
-    {"-gpgpu_operand_collector_num_out_ports_sfu", nullptr, kNoOperandCollector},
-    {"-gpgpu_operand_collector_num_in_ports_dp", nullptr, kNoOperandCollector},
-    {"-gpgpu_operand_collector_num_out_ports_dp", nullptr, kNoOperandCollector},
-    {"-gpgpu_operand_collector_num_in_ports_mem", nullptr, kNoOperandCollector},
-    {"-gpgpu_operand_collector_num_out_ports_mem", nullptr, kNoOperandCollector},
-    {"-gpgpu_tensor_core_avail", "0", kNoTensor},
-    {"-gpgpu_num_tensor_core_units", nullptr, kNoTensor},
-    {"-ptx_opcode_latency_tesnor", nullptr, kNoTensor},
-    {"-ptx_opcode_initiation_tensor", nullptr, kNoTensor},
+    // Operand collector ports, tensor cores.
+    {"-gpgpu_operand_collector_num_in_ports_gen", nullptr, kCollectorPorts},
+    {"-gpgpu_operand_collector_num_out_ports_gen", nullptr, kCollectorPorts},
+    {"-gpgpu_operand_collector_num_in_ports_sp", nullptr, kCollectorPorts},
+    {"-gpgpu_operand_collector_num_out_ports_sp", nullptr, kCollectorPorts},
+    {"-gpgpu_operand_collector_num_in_ports_sfu", nullptr, kCollectorPorts},
+    {"-gpgpu_operand_collector_num_out_ports_sfu", nullptr, kCollectorPorts},
+    {"-gpgpu_operand_collector_num_in_ports_dp", nullptr, kCollectorPorts},
+    {"-gpgpu_operand_collector_num_out_ports_dp", nullptr, kCollectorPorts},
+    {"-gpgpu_operand_collector_num_in_ports_mem", nullptr, kCollectorPorts},
+    {"-gpgpu_operand_collector_num_out_ports_mem", nullptr, kCollectorPorts},
+    {"-gpgpu_tensor_core_avail", "1",
+     "every sub-core has a tensor unit (sm.latency.tensor, sm.interval.tensor) that runs mma instructions"},
     // L1 data cache and shared memory.
     {"-gpgpu_cache:dl1PrefL1", nullptr, kPreference},
     {"-gpgpu_cache:dl1PrefShared", nullptr, kPreference},
