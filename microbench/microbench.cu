@@ -148,6 +148,65 @@ THROUGHPUT(thr_fp64, double, x = fma(x, a, b))
 THROUGHPUT(thr_int, int, x = x * a + b)
 THROUGHPUT(thr_sfu, float, x = __sinf(x))
 
+// ---- tensor cores: mma.sync m16n8k16, f16 inputs, f32 accumulators --------
+// Whole warps (mma is warp-wide). The A and B fragments are four and two
+// distinct registers made from the host's f16x2 words; D = A * B + D.
+__device__ __forceinline__ void mma(float4& d, uint4 a, uint2 b) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d.x), "+f"(d.y), "+f"(d.z), "+f"(d.w)
+      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));
+}
+__device__ __forceinline__ float sum(float4 d) { return d.x + d.y + d.z + d.w; }
+
+// One warp; each mma accumulates into the previous one's results.
+extern "C" __global__ void lat_mma(unsigned a, unsigned b, long long* out, volatile float* sink) {
+  uint4 fa = make_uint4(a, a ^ 1u, a ^ 2u, a ^ 3u);
+  uint2 fb = make_uint2(b, b ^ 1u);
+  float4 d = make_float4(0.f, 0.f, 0.f, 0.f);
+  // One untimed mma, stored: the fragments are built before the clock starts.
+  mma(d, fa, fb);
+  sink[threadIdx.x] = sum(d);
+  long long t0 = clk();
+#pragma unroll
+  for (int i = 0; i < kSteps; ++i) mma(d, fa, fb);
+  sink[threadIdx.x] = sum(d);
+  long long t1 = clk();
+#pragma unroll
+  for (int i = 0; i < 2 * kSteps; ++i) mma(d, fa, fb);
+  sink[threadIdx.x] = sum(d);
+  long long t2 = clk();
+  if (threadIdx.x == 0) {
+    out[0] = t1 - t0;
+    out[1] = t2 - t1;
+  }
+}
+
+// Every warp of one TB: 4 independent accumulator chains, 16 steps of each
+// per loop iteration, timed like the THROUGHPUT kernels.
+extern "C" __global__ void thr_mma(unsigned a, unsigned b, int n, long long* out, volatile float* sink) {
+  uint4 fa = make_uint4(a, a ^ 1u, a ^ 2u, a ^ 3u);
+  uint2 fb = make_uint2(b, b ^ 1u);
+  float4 d0 = make_float4(float(threadIdx.x), 0.f, 0.f, 0.f), d1 = d0, d2 = d0, d3 = d0;
+  __syncthreads();
+  long long t0 = clk();
+  for (int i = 0; i < n; ++i) {
+#pragma unroll
+    for (int k = 0; k < 16; ++k) {
+      mma(d0, fa, fb);
+      mma(d1, fa, fb);
+      mma(d2, fa, fb);
+      mma(d3, fa, fb);
+    }
+  }
+  sink[threadIdx.x] = sum(d0) + sum(d1) + sum(d2) + sum(d3);
+  long long t1 = clk();
+  if (threadIdx.x % 32 == 0) {
+    out[2 * (threadIdx.x / 32)] = t0;
+    out[2 * (threadIdx.x / 32) + 1] = t1;
+  }
+}
+
 // ---- atomics: a dependent chain of atomic adds to one word (one thread) --
 // The returned value (masked by the host's 0) forms the next address.
 __device__ __forceinline__ void atomic_chain(unsigned* words, unsigned mask, long long* out, volatile unsigned* sink) {

@@ -107,26 +107,28 @@ Measurement chase(const GpuConfig& cfg, const char* name, const char* method, ui
   return {name, "cycles", per_step(b, out), method, dram ? row_detail(b) : ""};
 }
 
+// `threads`: 1, or a warp for warp-wide instructions (mma).
 template <class T>
 Measurement dependent(const GpuConfig& cfg, const char* name, const char* kernel, const char* method, T a, T c,
-                      double ops_per_step = 1) {
+                      double ops_per_step = 1, uint32_t threads = 1) {
   Bench b(cfg);
   DevPtr out = b.ctx().malloc(16);
-  b.launch(kernel, 1, 1, a, c, out, b.sink());
+  b.launch(kernel, 1, threads, a, c, out, b.sink());
   return {name, "cycles", per_step(b, out) / ops_per_step, method, ""};
 }
 
 // Lane operations per cycle on one SM: one TB of as many threads as fit (up
-// to 1024), four independent chains per thread.
+// to 1024), four independent chains per thread. An mma step counts its
+// multiply-adds per lane instead (`ops_per_step`, `unit`).
 template <class T>
 Measurement throughput(const GpuConfig& cfg, const char* name, const char* kernel, const char* method, T a, T c,
-                       int n) {
+                       int n, double ops_per_step = 1, const char* unit = "ops/cycle/SM") {
   Bench b(cfg);
   uint32_t threads = std::min<uint32_t>(1024, cfg.sm.max_threads);
   DevPtr out = b.ctx().malloc(threads / 32 * 16);
   b.launch(kernel, 1, threads, a, c, n, out, b.sink());
-  double ops = double(threads) * 4 * 16 * n;
-  return {name, "ops/cycle/SM", ops / span(b, out, threads / 32), method, ""};
+  double ops = double(threads) * 4 * 16 * n * ops_per_step;
+  return {name, unit, ops / span(b, out, threads / 32), method, ""};
 }
 
 uint32_t blocks_per_sm(const GpuConfig& cfg, uint32_t threads) {
@@ -195,6 +197,8 @@ const std::vector<std::string>& measurement_names() {
                                                  "fp64_throughput",
                                                  "int_throughput",
                                                  "sfu_throughput",
+                                                 "mma_latency",
+                                                 "mma_throughput",
                                                  "atomic_global_latency",
                                                  "atomic_shared_latency",
                                                  "dram_read_bw",
@@ -291,6 +295,15 @@ std::vector<Measurement> run_suite(const GpuConfig& cfg, unsigned scale, std::sp
   if (want("sfu_throughput"))
     m.push_back(throughput<float>(cfg, "sfu_throughput", "thr_sfu", "sin.approx.f32, 4 chains per thread", 0.5f, 0.f,
                                   8 * int(scale)));
+  // Tensor cores: m16n8k16 f16 x f16 + f32, 2048 multiply-adds per warp
+  // instruction (64 per lane). A and B hold 1.0 and 2^-10 in every half.
+  const unsigned one = 0x3C003C00u, small = 0x14001400u;
+  if (want("mma_latency"))
+    m.push_back(dependent<unsigned>(cfg, "mma_latency", "lat_mma", "dependent mma.sync m16n8k16 f16/f32 chain, one warp",
+                                    one, small, 1, 32));
+  if (want("mma_throughput"))
+    m.push_back(throughput<unsigned>(cfg, "mma_throughput", "thr_mma", "mma.sync m16n8k16 f16/f32, 4 chains per warp",
+                                     one, small, 2 * int(scale), 2048.0 / 32, "MACs/cycle/SM"));
   // Atomics: dependent chains on one word (the address is and/shift/add of the result).
   if (want("atomic_global_latency")) {
     Bench b(cfg);

@@ -14,7 +14,7 @@ namespace gpumux::microbench {
 
 struct Measurement {
   std::string name;  // stable key, e.g. "l1_hit_latency" (published.toml uses it)
-  std::string unit;  // "cycles", "GB/s", "ops/cycle/SM", "B/cycle/SM"
+  std::string unit;  // "cycles", "GB/s", "ops/cycle/SM", "MACs/cycle/SM", "B/cycle/SM"
   double value = 0;
   std::string method;  // what the kernel does, in a few words
   std::string detail;  // what else the run showed (e.g. DRAM row hits), may be empty

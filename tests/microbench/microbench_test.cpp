@@ -41,6 +41,12 @@ void expect_consistent_with_model(const GpuConfig& g, std::map<std::string, doub
   EXPECT_NEAR(v["int_latency"], std::max(lat.int_alu, ii.int_alu), 0.1);
   EXPECT_NEAR(v["sfu_latency"], std::max(lat.sfu, ii.sfu), 0.1);
   EXPECT_NEAR(v["cvt_latency"], std::max(lat.fp32, ii.fp32), 0.1);  // cvt runs on the FP32 unit
+  // Tensor core: a dependent mma waits for its result (or the unit); an
+  // m16n8k16 f16 mma is 2048 multiply-adds per sm.interval.tensor per sub-core.
+  EXPECT_NEAR(v["mma_latency"], std::max(lat.tensor, ii.tensor), 0.1);
+  double mma_limit = 2048.0 * g.sm.sub_cores / ii.tensor;
+  EXPECT_LE(v["mma_throughput"], mma_limit);
+  EXPECT_GE(v["mma_throughput"], 0.8 * mma_limit);
   // Load-to-use: the L1D's pipeline plus the LSU's 3 cycles (issue, queue,
   // response); shared and constant chases add their address arithmetic.
   EXPECT_DOUBLE_EQ(v["l1_hit_latency"], g.l1d.hit_latency + 3);
@@ -110,6 +116,8 @@ TEST(Microbench, Gtx980SuiteAgreesWithItsParametersAndIsPinned) {
                     {"fp64_throughput", 3.9738},
                     {"int_throughput", 112.9931},
                     {"sfu_throughput", 27.8314},
+                    {"mma_latency", 32.0000},
+                    {"mma_throughput", 975.5330},
                     {"atomic_global_latency", 172.4688},
                     {"atomic_shared_latency", 42.3750},
                     {"dram_read_bw", 158.2703},
@@ -145,6 +153,8 @@ TEST(Microbench, K20cSuiteAgreesWithItsParametersAndIsPinned) {
                     {"fp64_throughput", 3.9755},
                     {"int_throughput", 110.0752},
                     {"sfu_throughput", 28.4522},
+                    {"mma_latency", 32.0000},
+                    {"mma_throughput", 971.8035},
                     {"atomic_global_latency", 166.8438},
                     {"atomic_shared_latency", 53.5625},
                     {"dram_read_bw", 108.5721},
@@ -181,6 +191,8 @@ TEST(Microbench, TitanvSuiteAgreesWithItsParametersAndIsPinnedMedium) {
                     {"fp64_throughput", 31.5551},
                     {"int_throughput", 59.6935},
                     {"sfu_throughput", 15.5064},
+                    {"mma_latency", 32.0000},
+                    {"mma_throughput", 993.4401},
                     {"atomic_global_latency", 193.3125},
                     {"atomic_shared_latency", 32.2500},
                     {"dram_read_bw", 530.8462},
@@ -219,6 +231,18 @@ TEST(Microbench, OpcodeLatencyTableTimesItsOpcodesOnly) {
   EXPECT_NEAR(v["fp32_latency"], 13.0, 0.1);
   EXPECT_NEAR(v["int_latency"], 10.0, 0.1);
   EXPECT_NEAR(v["cvt_latency"], g.sm.latency.fp32, 0.1);
+}
+
+// The tensor unit's parameters move the mma measurements by exactly the change:
+// the latency when it exceeds the interval, the throughput by the interval.
+TEST(Microbench, MmaFollowsTheTensorUnitParameters) {
+  std::vector<std::string> only = {"mma_latency", "mma_throughput"};
+  std::map<std::string, double> base = by_name(run_suite(gpu::load_config("gtx980").values(), 1, only));
+  std::vector<std::string> sets = {"sm.latency.tensor=50", "sm.interval.tensor=16"};
+  GpuConfig g = gpu::load_config("gtx980", sets).values();
+  std::map<std::string, double> v = by_name(run_suite(g, 1, only));
+  EXPECT_NEAR(v["mma_latency"], 50.0, 0.1);
+  EXPECT_NEAR(v["mma_throughput"], base["mma_throughput"] / 2, 0.05 * base["mma_throughput"]);
 }
 
 // sm.tb_launch_latency delays each new TB's first fetch: one empty TB per
