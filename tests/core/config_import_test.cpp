@@ -220,9 +220,11 @@ TEST(ConfigImport, OperandCollectorSharesBanksAndUnitsAmongSubCores) {
   EXPECT_EQ(generic.config.values().sm.operand_collector.collector_units, 4u);
   EXPECT_EQ(generic.config.values().sm.operand_collector.banks, 4u);
   // Without banks the model stays off, and the unit counts say so.
-  GpgpusimImport off = import_gpgpusim_config("-gpgpu_operand_collector_num_units_gen 8\n", "x");
+  GpgpusimImport off = import_gpgpusim_config(
+      "-gpgpu_operand_collector_num_units_gen 8\n-gpgpu_reg_file_port_throughput 2\n", "x");
   EXPECT_EQ(off.config.values().sm.operand_collector.banks, 0u);
   EXPECT_TRUE(has_note(off, "not modeled: -gpgpu_operand_collector_num_units_gen 8 (no -gpgpu_num_reg_banks"));
+  EXPECT_TRUE(has_note(off, "not modeled: -gpgpu_reg_file_port_throughput 2 (no -gpgpu_num_reg_banks"));
 }
 
 }  // namespace

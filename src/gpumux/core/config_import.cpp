@@ -404,7 +404,7 @@ std::string gpgpusim_import_reference_markdown() {
       "  (`_num_units_gen`) plus, unless `-gpgpu_enable_specialized_operand_collector 0`, the specialized ones\n"
       "  (`_sp`, `_sfu`, `_dp`, `_mem`; gpumux pools them), give `collector_units` = units / S (at least 1;\n"
       "  `adjusted:` when not exact). Without `-gpgpu_num_reg_banks` the model stays off and the unit\n"
-      "  counts are reported as not modeled.\n\n"
+      "  counts and the port throughput are reported as not modeled.\n\n"
       "| option | key | rule |\n|---|---|---|\n";
   for (const gpgpusim_import::MappedOption& m : gpgpusim_import::kMapped)
     out +=

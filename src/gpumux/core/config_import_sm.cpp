@@ -36,6 +36,7 @@ constexpr const char* kSpecializedUnits[] = {
     "-gpgpu_operand_collector_num_units_sp", "-gpgpu_operand_collector_num_units_sfu",
     "-gpgpu_operand_collector_num_units_dp", "-gpgpu_operand_collector_num_units_mem"};
 constexpr const char* kSpecialized = "-gpgpu_enable_specialized_operand_collector";
+constexpr const char* kStaysOff = "no -gpgpu_num_reg_banks: the operand collector stays off";
 
 }  // namespace
 
@@ -84,6 +85,8 @@ void Importer::operand_collector() {
     if (!n) return note(*banks, "not a number");
     if (*n == 0) return note(*banks, "0 banks; the operand collector stays off");
     per_sub_core(*banks, *n, "banks", "sm.operand_collector.banks", 64);
+  } else if (const GpgpusimOption* ports = opts_.find("-gpgpu_reg_file_port_throughput")) {
+    note(*ports, kStaysOff);
   }
   const GpgpusimOption* generic = opts_.find(kGenericUnits);
   const GpgpusimOption* first = generic;
@@ -96,7 +99,7 @@ void Importer::operand_collector() {
     }
   }
   if (!first || units == 0) return;
-  if (!banks) return note(*first, "no -gpgpu_num_reg_banks: the operand collector stays off");
+  if (!banks) return note(*first, kStaysOff);
   per_sub_core(*first, units, "collector units (generic and specialized together)",
                "sm.operand_collector.collector_units", 64);
 }
