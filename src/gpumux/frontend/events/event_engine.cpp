@@ -35,7 +35,7 @@ EventEngine::EventEngine(Engine& engine, DomainId core, const EdgeParams& p, TbD
     reserved = dynamic_->mask();
   }
   const bool reserving = p.scheduling == EventScheduling::Reserve || p.scheduling == EventScheduling::ReserveDynamic;
-  dispatcher_.set_event_rules(!reserving, std::move(reserved));
+  dispatcher_.set_event_rules(!reserving, std::move(reserved), p.tb_preemption);
   dispatcher_.set_completion_listener(this);
 }
 
