@@ -17,6 +17,8 @@
 #include "gpumux/frontend/events/event_engine.h"
 #include "gpumux/frontend/preemption/mechanism.h"
 #include "gpumux/gpu/gpu.h"
+#include "gpumux/multitask/workload_file.h"
+#include "multitask/run_test_util.h"
 #include "gpumux/runtime/runtime.h"
 #include "gpumux/timing/timing_backend.h"
 
@@ -227,6 +229,35 @@ TEST(EdgeTbPreemption, TheOptionIsValidated) {
     EXPECT_NE(std::find(mechanisms.begin(), mechanisms.end(), ok), mechanisms.end()) << ok;
     EXPECT_EQ(edge_config({"edge.tb_preemption=" + ok}).values().edge.tb_preemption, ok);
   }
+}
+
+// ipsec in event mode (one packet per warp per event): its S-boxes in shared
+// memory make each event a TB-level kernel; beside mm filling the 8-warp SMs
+// it takes its room by context switches, and both CPU checks pass.
+TEST(EdgeIpsecEvents, TbLevelEventsSwitchMmAndPassTheirChecks) {
+  multitask::WorkloadFile w = multitask::parse_workload(R"(
+gpu = "edge-16sm"
+set = ["sm.warp_slots=8", "edge.scheduling=preempt", "edge.tb_preemption=switch"]
+[[app]]
+benchmark = "mm"
+size = "tiny"
+[[app]]
+benchmark = "ipsec"
+size = "tiny"
+events = { process = "poisson", interval_us = 1.0, count = 24 }
+)", "edge-ipsec.toml");
+  multitask::RunOptions o;
+  o.baselines = false;
+  multitask::RunResult r = multitask::run_workload(w, o);
+  multitask::test::expect_all_passed(r);
+  ASSERT_EQ(r.events.size(), 24u);
+  for (const frontend::EventRecord& e : r.events) {
+    EXPECT_TRUE(e.done);
+    EXPECT_FALSE(e.warp_level);
+  }
+  uint64_t switched = 0;
+  for (const frontend::PreemptionRecord& p : r.preemptions) switched += p.switched;
+  EXPECT_GT(switched, 0u) << "no mm TB was switched: the test does not exercise the TB path";
 }
 
 }  // namespace
