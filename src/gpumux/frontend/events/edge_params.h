@@ -47,6 +47,11 @@ struct EdgeParams {
   // when the register file has enough free registers for the event (paper IV-D).
   bool free_registers_beyond_victim = false;
 
+  // Reserve and ReserveDynamic keep SMs for event kernels only.
+  bool reserves_sms() const {
+    return scheduling == EventScheduling::Reserve || scheduling == EventScheduling::ReserveDynamic;
+  }
+
   static void declare(ParamDecl<EdgeParams>& d) {
     d.param("ekt_entries", &EdgeParams::ekt_entries, "entries", "Event Kernel Table size (registered event kernels)")
         .range(1, 4096);
@@ -91,8 +96,7 @@ struct EdgeParams {
             "switch), flush or chimera, the mechanisms of docs/preemption.md")
         .choices({"drain", "switch", "flush", "chimera"});
     d.check([](const EdgeParams& p) -> std::string {
-      const bool reserving = p.scheduling == EventScheduling::Reserve || p.scheduling == EventScheduling::ReserveDynamic;
-      if (reserving && p.tb_preemption != "drain")
+      if (p.reserves_sms() && p.tb_preemption != "drain")
         return "edge.tb_preemption: only with edge.scheduling = preempt or drain (reserved SMs run event kernels "
                "only; no background TB is in their way)";
       return "";
