@@ -70,10 +70,15 @@ void triple_encrypt(uint32_t& hi, uint32_t& lo, const RoundKeys& keys, const SpT
 }
 
 CheckResult run_ipsec(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  const int packets = host::by_size(size, 64, 512, 8192, 32768);
+  // Event mode (docs/edge.md): one pass, each event one packet from the NIC
+  // for one warp (a TB of 32 threads; its S-boxes in shared memory make it a
+  // TB-level event kernel).
+  const bool events = ctx.event_source().has_value();
+  const int packets = events ? int(host::event_count(ctx, host::by_size(size, 64u, 512u, 8192u, 32768u)))
+                             : host::by_size(size, 64, 512, 8192, 32768);
   // Passes encrypt the batch again in place (counter mode: every second pass
   // restores the plaintext); the tags are those of the last pass.
-  const int passes = host::passes(size, 5);
+  const int passes = events ? 1 : host::passes(size, 5);
   Rng rng(seed);
   const SpTables sp = make_sp_tables();
   RoundKeys keys;
@@ -89,15 +94,32 @@ CheckResult run_ipsec(runtime::Context& ctx, runtime::Module& mod, Size size, ui
   }
 
   ctx.memcpy_to_symbol(mod, "c_round_keys", keys.data(), sizeof(keys));
-  runtime::DevPtr d_payload = ctx.malloc_copy(payload), d_lengths = ctx.malloc_copy(lengths),
-                  d_nonces = ctx.malloc_copy(nonces);
+  // Events: the NIC writes each payload itself; lengths and nonces (the
+  // packets' metadata) are copied beforehand, like the cipher's tables.
+  runtime::DevPtr d_payload = events ? ctx.malloc(payload.size() * 4) : ctx.malloc_copy(payload),
+                  d_lengths = ctx.malloc_copy(lengths), d_nonces = ctx.malloc_copy(nonces);
   std::vector<uint32_t> sp_flat;
   for (const auto& t : sp) sp_flat.insert(sp_flat.end(), t.begin(), t.end());
   runtime::DevPtr d_sp = ctx.malloc_copy(sp_flat);
   runtime::DevPtr d_icv = ctx.malloc(uint64_t(packets) * 8);
-  for (int p = 0; p < passes; ++p)
-    host::launch(ctx, mod.kernel("ipsec_esp_encrypt"), host::blocks_for(packets, kPacketsPerBlock),
-                 kPacketsPerBlock * 32, d_payload, d_lengths, d_nonces, d_sp, d_icv, packets);
+  const runtime::Kernel kernel = mod.kernel("ipsec_esp_encrypt");
+  constexpr uint64_t kPayloadBytes = kPayloadWords * 4;
+  if (events)
+    host::deliver_events(
+        ctx, kernel, 32, 32, uint32_t(packets),
+        [&](uint32_t e) {
+          runtime::KernelArgs a;
+          a.add(d_payload + e * kPayloadBytes).add(d_lengths + uint64_t(e) * 4).add(d_nonces + uint64_t(e) * 4);
+          a.add(d_sp).add(d_icv + uint64_t(e) * 8).add(int32_t(1));
+          return a;
+        },
+        [&](uint32_t e) {
+          return host::payload_of(d_payload + e * kPayloadBytes, payload, size_t(e) * kPayloadWords, kPayloadWords);
+        });
+  else
+    for (int p = 0; p < passes; ++p)
+      host::launch(ctx, kernel, host::blocks_for(packets, kPacketsPerBlock), kPacketsPerBlock * 32, d_payload,
+                   d_lengths, d_nonces, d_sp, d_icv, packets);
   std::vector<uint32_t> got_payload = ctx.read<uint32_t>(d_payload, payload.size());
   std::vector<uint32_t> got_icv = ctx.read<uint32_t>(d_icv, size_t(packets) * 2);
 

@@ -30,9 +30,11 @@ void TbDispatcher::register_stats(StatRegistry& reg) {
   reg.add("frontend.preempt.tbs_resumed", tbs_resumed_, "switched or flushed TBs of the kernel placed again");
 }
 
-void TbDispatcher::set_event_rules(bool drain, std::vector<bool> reserved) {
+void TbDispatcher::set_event_rules(bool drain, std::vector<bool> reserved, std::string_view tb_preemption) {
   drain_for_events_ = drain;
   reserved_for_events_ = std::move(reserved);
+  // Draining needs no request: the rule above already keeps the room free.
+  event_mechanism_ = drain && tb_preemption != "drain" ? make_preemption_mechanism(tb_preemption) : nullptr;
 }
 
 size_t TbDispatcher::add_record(const sm::KernelInstance& k, uint32_t stream, std::string name, Cycle now) {
@@ -216,6 +218,7 @@ Cycle TbDispatcher::tick(Cycle now) {
     }
   }
   next_sm_ = (next_sm_ + 1) % std::max<size_t>(n, 1);
+  if (event_mechanism_) preempt_for_events(now);
   if (last_dispatched) {
     repartition();
     reclaim(now);

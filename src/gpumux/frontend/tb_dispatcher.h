@@ -43,6 +43,7 @@
 #include <optional>
 #include <tuple>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -195,9 +196,11 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   void set_completion_listener(CompletionListener* l) { completion_listener_ = l; }
   // Event kernels (frontend/events/, docs/edge.md). `drain`: while an event
   // kernel has TBs that do not fit an SM, no other kernel places TBs there.
+  // `tb_preemption` (with `drain`): the preemption mechanism that frees room
+  // for those TBs; "drain" requests nothing (the TBs there finish first).
   // `reserved` (empty: none): per SM, whether it runs event kernels only
   // (event kernels then run nowhere else).
-  void set_event_rules(bool drain, std::vector<bool> reserved);
+  void set_event_rules(bool drain, std::vector<bool> reserved, std::string_view tb_preemption = "drain");
 
   Cycle tick(Cycle now) override;
   std::string describe_wait() const override;
@@ -268,6 +271,9 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   Cycle escalate(Cycle now);
   // frontend.preempt_every: preempts every TB of the next SM; returns when to do it again.
   Cycle stress(Cycle now);
+  // Event kernels whose TBs fit no SM: for each such TB not yet covered by a
+  // request, preempts background TBs of one SM with event_mechanism_.
+  void preempt_for_events(Cycle now);
   FrontendParams p_;
   std::unique_ptr<SharingPolicy> policy_;
   std::vector<sm::Sm*> sms_;
@@ -286,6 +292,8 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   bool drain_for_events_ = false;
   std::vector<bool> reserved_for_events_;
   std::unique_ptr<PreemptionMechanism> mechanism_;
+  std::unique_ptr<PreemptionMechanism> event_mechanism_;  // edge.tb_preemption; null: drain
+  std::vector<size_t> event_requests_;  // preemptions_ made for event TBs, not yet done
   PreemptionEstimates estimates_;
   Cycle switch_after_ = 0;  // hybrid, core cycles (0: never)
   Cycle next_stress_ = 0;   // frontend.preempt_every: next forced preemption

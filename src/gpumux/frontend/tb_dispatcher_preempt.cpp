@@ -2,11 +2,48 @@
 // TBs must leave an SM, asking the mechanism how, tracking each request until
 // the SM is free, and queueing the TBs that left for placement.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "gpumux/frontend/tb_dispatcher.h"
 
 namespace gpumux::frontend {
+
+namespace {
+
+// Per resource (TB slots, warps, threads, registers, shared memory), what one
+// more TB of `k` lacks on `s`. Holes in the register file and shared memory
+// are ignored, and parked shared memory counts as free (make_room writes it
+// back); should the room freed not fit, a later request frees more.
+using Resources = std::array<int64_t, 5>;
+Resources shortfall(const sm::Sm& s, const sm::KernelInstance& k) {
+  const SmParams& p = s.params();
+  const sm::TbNeeds& n = k.needs;
+  return {int64_t(s.resident_tbs()) + 1 - p.tb_slots, int64_t(s.warps_used()) + n.warps - p.warp_slots,
+          int64_t(s.threads_used()) + n.threads - p.max_threads,
+          int64_t(s.register_file().used()) + n.registers - int64_t(s.register_file().capacity()),
+          int64_t(s.shared_memory().used()) - s.parked_shared_bytes() + n.shared_bytes -
+              int64_t(s.shared_memory().capacity())};
+}
+
+// How many TBs of `victim`, at most `staying`, must leave to cover `deficit`;
+// takes what they free off it.
+uint32_t tbs_to_cover(Resources& deficit, const sm::KernelInstance& victim, uint32_t staying) {
+  const sm::TbNeeds& n = victim.needs;
+  const Resources per_tb = {1, n.warps, n.threads, n.registers, n.shared_bytes};
+  int64_t tbs = 0;
+  for (size_t i = 0; i < deficit.size(); ++i)
+    if (deficit[i] > 0 && per_tb[i] > 0) tbs = std::max(tbs, (deficit[i] + per_tb[i] - 1) / per_tb[i]);
+  tbs = std::min<int64_t>(tbs, staying);
+  for (size_t i = 0; i < deficit.size(); ++i) deficit[i] -= tbs * per_tb[i];
+  return uint32_t(tbs);
+}
+
+bool covered(const Resources& deficit) {
+  return std::all_of(deficit.begin(), deficit.end(), [](int64_t d) { return d <= 0; });
+}
+
+}  // namespace
 
 const char* sm_state_name(SmState s) {
   switch (s) {
@@ -189,6 +226,64 @@ std::vector<SmStatus> TbDispatcher::sm_status_table() const {
     }
   }
   return table;
+}
+
+void TbDispatcher::preempt_for_events(Cycle now) {
+  // Events come first in dispatch order: most ticks end here.
+  bool waiting = false;
+  for (auto it = active_.begin(); it != active_.end() && (*it)->kernel->event && !waiting; ++it)
+    waiting = (*it)->tbs_left();
+  if (!waiting) return;
+  std::erase_if(event_requests_, [&](size_t i) { return preemptions_[i].done(); });
+  std::vector<bool> freeing(sms_.size(), false);
+  for (size_t i : event_requests_) freeing[preemptions_[i].sm] = true;
+  size_t covering = size_t(std::count(freeing.begin(), freeing.end(), true));
+  // Background TBs to take off SM s so that one TB of `k` fits: (kernel, TBs)
+  // from the lowest dispatch priority up; false if they cannot make room.
+  std::vector<std::pair<Running*, uint32_t>> plan, best;
+  auto make_plan = [&](const sm::Sm& s, const sm::KernelInstance& k) {
+    plan.clear();
+    Resources deficit = shortfall(s, k);
+    if (policy_->exclusive_sms()) deficit[0] = std::max<int64_t>(deficit[0], s.resident_tbs());
+    for (auto it = active_.rbegin(); it != active_.rend() && !covered(deficit); ++it)
+      if (!(*it)->kernel->event)
+        if (uint32_t n = tbs_to_cover(deficit, *(*it)->kernel, staying_tbs(s, (*it)->kernel->id)))
+          plan.emplace_back(*it, n);
+    return covered(deficit);
+  };
+  // Each event TB still to place needs one SM being freed: the one where the fewest TBs leave.
+  for (Running* r : active_) {
+    if (!r->kernel->event) break;
+    const sm::KernelInstance& k = *r->kernel;
+    for (uint64_t left = r->tbs_to_run() - r->next_tb + r->preempted.size(); left > 0; --left) {
+      if (covering > 0) {
+        --covering;
+        continue;
+      }
+      sm::Sm* chosen = nullptr;
+      uint32_t fewest = ~0u;
+      for (sm::Sm* s : sms_) {
+        if (freeing[s->id()] || policy_->quota(k, s->id()) <= s->resident_tbs(k.id)) continue;
+        if (s->fits(k)) return;  // placed next cycle
+        if (!make_plan(*s, k)) continue;
+        uint32_t tbs = 0;
+        for (const auto& [victim, n] : plan) tbs += n;
+        if (tbs < fewest) {
+          fewest = tbs;
+          chosen = s;
+          best = plan;
+        }
+      }
+      if (!chosen) return;  // every SM is being freed or cannot be: wait for TBs to leave
+      freeing[chosen->id()] = true;
+      for (const auto& [victim, n] : best) {
+        const size_t before = preemptions_.size();
+        staying_tbs(*chosen, victim->kernel->id);
+        request_preemption(*chosen, *victim, n, now, event_mechanism_.get());
+        for (size_t i = before; i < preemptions_.size(); ++i) event_requests_.push_back(i);
+      }
+    }
+  }
 }
 
 }  // namespace gpumux::frontend

@@ -134,6 +134,8 @@ class Sm : public Component, public mem::MemSink {
   // whole (its register allocation, shared memory and per-warp state).
   uint64_t full_context_bytes(const KernelInstance& k) const;
   uint32_t resident_tbs() const { return tbs_used_; }
+  uint32_t warps_used() const { return warps_used_; }
+  uint32_t threads_used() const { return threads_used_; }
   uint32_t resident_tbs(uint32_t kernel_id) const;
   // Warps of kernel `kernel_id` whose next instruction is ready (operands
   // and instruction) at `now` but that have not issued it: the idle warps

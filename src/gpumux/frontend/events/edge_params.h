@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "gpumux/core/params.h"
 
@@ -31,6 +32,9 @@ struct EdgeParams {
   double reserved_fraction = 0.5;      // Reserve: of the SMs (at least one); ReserveDynamic: the most
   double reserve_window_us = 2.0;      // ReserveDynamic: how often the reservation is resized
   double events_per_reserved_sm = 4.0; // ReserveDynamic: events per window for each reserved SM
+  // preempt and drain: how background TBs leave an SM for an event kernel's
+  // TB that does not fit (a preemption mechanism of docs/preemption.md).
+  std::string tb_preemption = "drain";
   VictimPolicy victim = VictimPolicy::Oldest;
   // Flush optimizations of warp-level preemption, each switchable.
   bool raise_victim_priority = true;
@@ -42,6 +46,11 @@ struct EdgeParams {
   // A victim whose registers do not cover the event's may still be preempted
   // when the register file has enough free registers for the event (paper IV-D).
   bool free_registers_beyond_victim = false;
+
+  // Reserve and ReserveDynamic keep SMs for event kernels only.
+  bool reserves_sms() const {
+    return scheduling == EventScheduling::Reserve || scheduling == EventScheduling::ReserveDynamic;
+  }
 
   static void declare(ParamDecl<EdgeParams>& d) {
     d.param("ekt_entries", &EdgeParams::ekt_entries, "entries", "Event Kernel Table size (registered event kernels)")
@@ -81,6 +90,17 @@ struct EdgeParams {
             "reserve-dynamic: events per window that one reserved SM serves (reserved SMs = ceil(events / this), at "
             "least one)")
         .range_float(0.001, 1e6);
+    d.param("tb_preemption", &EdgeParams::tb_preemption, "",
+            "preempt and drain: how background TBs make room on an SM for an event kernel's TB that fits none "
+            "(event kernels of several warps or with shared memory): drain (they finish first), switch (context "
+            "switch), flush or chimera, the mechanisms of docs/preemption.md")
+        .choices({"drain", "switch", "flush", "chimera"});
+    d.check([](const EdgeParams& p) -> std::string {
+      if (p.reserves_sms() && p.tb_preemption != "drain")
+        return "edge.tb_preemption: only with edge.scheduling = preempt or drain (reserved SMs run event kernels "
+               "only; no background TB is in their way)";
+      return "";
+    });
     d.choice("victim", &EdgeParams::victim, {{"oldest", VictimPolicy::Oldest}, {"newest", VictimPolicy::Newest}},
              "warp-level preemption: which eligible warp is preempted");
     d.param("raise_victim_priority", &EdgeParams::raise_victim_priority, "",

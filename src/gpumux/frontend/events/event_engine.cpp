@@ -34,8 +34,7 @@ EventEngine::EventEngine(Engine& engine, DomainId core, const EdgeParams& p, TbD
     dynamic_ = std::make_unique<DynamicReservation>(p, sms_.size(), engine.clock(core).mhz());
     reserved = dynamic_->mask();
   }
-  const bool reserving = p.scheduling == EventScheduling::Reserve || p.scheduling == EventScheduling::ReserveDynamic;
-  dispatcher_.set_event_rules(!reserving, std::move(reserved));
+  dispatcher_.set_event_rules(!p.reserves_sms(), std::move(reserved), p.tb_preemption);
   dispatcher_.set_completion_listener(this);
 }
 

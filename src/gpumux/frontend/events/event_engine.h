@@ -15,7 +15,9 @@
 // (sm/event_warps.h): one where it fits a free warp slot, else one with a
 // victim warp to preempt, else it waits in the front end's pending
 // event-warp queue. Every other event kernel is queued on the TB dispatcher
-// at the highest priority (draining, or the reserved SMs under reserve).
+// at the highest priority: background TBs in its way leave by
+// edge.tb_preemption (drain by default; switch, flush or chimera through the
+// dispatcher's preemption mechanisms), or it runs on the reserved SMs.
 // When an event completes its completion-queue flag is set and its slot is
 // free again.
 #pragma once
