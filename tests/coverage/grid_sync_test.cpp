@@ -48,8 +48,8 @@ TEST(CooperativeLaunch, GridScanWithGridBarriersMatchesTheCpu) {
   const uint64_t allocated = ctx.memory().bytes_allocated();
   for (int launch = 0; launch < 2; ++launch) {  // each launch starts from a fresh barrier
     ctx.launch_cooperative(mod.kernel("grid_scan"), {uint32_t(blocks)}, {64}, 0, {}, scan_args(data, sums));
-    for (int r = 0; r < kRounds; ++r)
-      for (size_t i = 1; i < want.size(); ++i) want[i] += want[i - 1];
+    for (int r = 0; r < kRounds; ++r)  // unsigned: the sums wrap as the GPU's do (signed overflow is UB)
+      for (size_t i = 1; i < want.size(); ++i) want[i] = int32_t(uint32_t(want[i]) + uint32_t(want[i - 1]));
   }
   ctx.synchronize();
   EXPECT_EQ(read_back<int32_t>(ctx, data, want.size()), want);
