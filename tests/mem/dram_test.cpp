@@ -95,6 +95,26 @@ TEST(Dram, FullLineTakesOneColumnPerAtomAndWritesAreAcknowledged) {
   EXPECT_EQ(b.done_cycle(1), 41 + 3 + 1);
 }
 
+// An all-bank refresh closes every row and keeps the channel from activating
+// for tRP + tRFC after it starts. A channel idle when the refresh fell due
+// refreshed then: a request arriving after it has finished waits for nothing
+// but the closed row; one arriving during it waits for its end.
+TEST(Dram, RefreshWhileIdleClosesRowsWithoutDelayingLaterRequests) {
+  DramParams p = small_timing();
+  p.tREFI = 150;
+  p.tRFC = 30;
+  Bench b(p);
+  b.send_at(0, read_req(0x0, 0x1, 1));  // opens bank 0, row 0
+  b.engine.run();
+  b.send_at(250, read_req(0x80, 0x1, 2));  // due at 150, done at 192: the row is closed, nothing else
+  b.engine.run();
+  EXPECT_EQ(b.done_cycle(1), 251 + p.tRCD + p.tCL + 1);
+  EXPECT_EQ(b.dram.stats().row_misses.total().value(), 2u);
+  b.send_at(310, read_req(0x100, 0x1, 3));  // during the refresh that started at 300: activates at 342
+  b.engine.run();
+  EXPECT_EQ(b.done_cycle(2), 300 + p.tRP + p.tRFC + p.tRCD + p.tCL + 1);
+}
+
 TEST(Dram, FrFcfsServesYoungerRowHitsFirst) {
   Bench b;
   b.send_at(0, read_req(0x0, 0x1, 1));

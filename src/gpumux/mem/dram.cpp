@@ -15,7 +15,7 @@ void DramStats::register_in(StatRegistry& reg, const std::string& prefix) {
   reg.add(prefix + ".activates", activates, "ACTIVATE commands");
   reg.add(prefix + ".precharges", precharges, "PRECHARGE commands");
   reg.add(prefix + ".data_cycles", data_cycles, "cycles the data bus carried data");
-  reg.add(prefix + ".refreshes", refreshes, "all-bank refreshes while the channel had work");
+  reg.add(prefix + ".refreshes", refreshes, "all-bank refreshes (of an idle channel only the last before new work)");
 }
 
 DramChannel::DramChannel(Engine& engine, DomainId domain, std::string name, const DramParams& params,
@@ -128,10 +128,15 @@ bool DramChannel::refresh(Cycle now) {
     next_refresh_ += (now - next_refresh_) / params_.tREFI * params_.tREFI;
     for (Bank& b : banks_) b.open = false;
   }
-  // Precharge-all waits for every open bank's tRAS and write recovery.
-  for (const Bank& b : banks_)
+  // Precharge-all waits for every open bank's tRAS and write recovery. It
+  // started when it fell due or when the banks allowed it: a channel that was
+  // idle then (this is called only while requests wait) refreshed while idle.
+  Cycle start = next_refresh_;
+  for (const Bank& b : banks_) {
     if (b.open && b.pre_ok > now) return true;
-  Cycle ready = now + params_.tRP + params_.tRFC;
+    if (b.open) start = std::max(start, b.pre_ok);
+  }
+  Cycle ready = start + params_.tRP + params_.tRFC;
   for (Bank& b : banks_) {
     b.open = false;
     b.act_ok = std::max(b.act_ok, ready);
@@ -139,7 +144,7 @@ bool DramChannel::refresh(Cycle now) {
   next_refresh_ += params_.tREFI;
   stats_.refreshes.add();
   sched_dirty_ = true;
-  return true;
+  return ready > now;
 }
 
 Cycle DramChannel::tick(Cycle now) {
