@@ -19,11 +19,13 @@ std::map<std::string, Published> parse_published(std::string_view toml_text, con
     Published p;
     auto v = e.get<double>("value", "a number");
     auto s = e.get<std::string>("source", "a string");
+    auto d = e.get<std::string>("deviation", "a string");
     if (!v || *v <= 0) e.fail(node, "value", "a positive value is required");
     if (!s || s->empty()) e.fail(node, "source", "the source (paper or document, table or page) is required");
     e.finish();
     p.value = *v;
     p.source = *s;
+    if (d) p.deviation = *d;
     out.emplace(std::string(key.str()), std::move(p));
   }
   return out;

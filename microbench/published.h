@@ -10,8 +10,17 @@ namespace gpumux::microbench {
 
 struct Published {
   double value = 0;
-  std::string source;  // paper or vendor document, table or page
+  std::string source;     // paper or vendor document, table or page
+  std::string deviation;  // why the preset stays beyond kPublishedTolerance of it (empty: it must not)
 };
+
+// The calibration target: measured within 10% of the published value.
+inline constexpr double kPublishedTolerance = 0.10;
+
+inline bool within_published(double measured, const Published& p) {
+  double ratio = measured / p.value;
+  return ratio >= 1 - kPublishedTolerance && ratio <= 1 + kPublishedTolerance;
+}
 
 // Measurement name -> published figure, for GPU `preset` (empty if none).
 // `toml_text` defaults to the compiled-in published.toml; errors name file:line.

@@ -65,6 +65,17 @@ double per_step(Bench& b, DevPtr out) {
   return double(t[1] - t[0]) / kSteps;
 }
 
+// The same kernel's mean cost per step over all 3 * kSteps steps. For DRAM
+// chases: refresh closes rows and stalls channels every few thousand cycles,
+// so the two spans see different shares of it and their difference is noisy;
+// the clock reads and the store that per_step cancels are well under a cycle
+// per step there.
+double mean_step(Bench& b, DevPtr out) {
+  per_step(b, out);  // the same checks
+  std::vector<int64_t> t = b.read(out, 2);
+  return double(t[0] + t[1]) / (3 * kSteps);
+}
+
 // Span from the earliest start to the latest end of `pairs` (start, end) records.
 double span(Bench& b, DevPtr out, size_t pairs) {
   std::vector<int64_t> t = b.read(out, 2 * pairs);
@@ -104,7 +115,7 @@ Measurement chase(const GpuConfig& cfg, const char* name, const char* method, ui
   DevPtr chain = pointer_chain(b, count, stride);
   DevPtr out = b.ctx().malloc(16);
   b.launch("chase_global", 1, 1, chain, warm, out, b.sink());
-  return {name, "cycles", per_step(b, out), method, dram ? row_detail(b) : ""};
+  return {name, "cycles", dram ? mean_step(b, out) : per_step(b, out), method, dram ? row_detail(b) : ""};
 }
 
 // `threads`: 1, or a warp for warp-wide instructions (mma).
@@ -116,6 +127,11 @@ Measurement dependent(const GpuConfig& cfg, const char* name, const char* kernel
   b.launch(kernel, 1, threads, a, c, out, b.sink());
   return {name, "cycles", per_step(b, out) / ops_per_step, method, ""};
 }
+
+// Loop iterations of the arithmetic throughput kernels at scale 1 (64 operations
+// per thread each): enough that the TB's start, clock reads and pipeline ramp
+// weigh a few percent of the span.
+constexpr int kArithIterations = 32;
 
 // Lane operations per cycle on one SM: one TB of as many threads as fit (up
 // to 1024), four independent chains per thread. An mma step counts its
@@ -135,13 +151,21 @@ uint32_t blocks_per_sm(const GpuConfig& cfg, uint32_t threads) {
   return std::max<uint32_t>(1, std::min(cfg.sm.tb_slots, cfg.sm.max_threads / threads));
 }
 
-// Grid-stride streams over `bytes` of fresh memory: read, write or copy.
+// Grid-stride streams over `bytes` of fresh memory: read, write or copy. Before
+// a stream that writes, an untimed write of twice the L2's capacity leaves the
+// L2 full of dirty lines, so that each timed write evicts one to DRAM: without
+// it a write-back L2 absorbs its capacity's worth of the stream, which then
+// reads faster than the DRAM can write.
 Measurement stream(const GpuConfig& cfg, const char* name, const char* kernel, const char* method, uint64_t bytes) {
   Bench b(cfg);
   const uint32_t threads = 256, blocks = cfg.gpu.num_sms * blocks_per_sm(cfg, threads);
   int64_t n = int64_t(bytes / 16);
   DevPtr a = b.ctx().malloc(bytes), out = b.ctx().malloc(blocks * 16);
   double moved = double(bytes);
+  if (std::string_view(kernel) != "bw_read") {
+    uint64_t dirty_bytes = 2 * uint64_t(cfg.l2.size_kb) * 1024;
+    b.launch("bw_write", blocks, threads, b.ctx().malloc(dirty_bytes), int64_t(dirty_bytes / 16), out);
+  }
   if (std::string_view(kernel) == "bw_read") {
     b.launch(kernel, blocks, threads, a, n, out, b.sink());
   } else if (std::string_view(kernel) == "bw_write") {
@@ -285,16 +309,16 @@ std::vector<Measurement> run_suite(const GpuConfig& cfg, unsigned scale, std::sp
                                  12.5f, 0.f, 2));
   if (want("fp32_throughput"))
     m.push_back(throughput<float>(cfg, "fp32_throughput", "thr_fp32", "fma.rn.f32, 4 chains per thread", 1.0001f, 0.5f,
-                                  8 * int(scale)));
+                                  kArithIterations * int(scale)));
   if (want("fp64_throughput"))
     m.push_back(throughput<double>(cfg, "fp64_throughput", "thr_fp64", "fma.rn.f64, 4 chains per thread", 1.0001, 0.5,
-                                   8 * int(scale)));
+                                   kArithIterations * int(scale)));
   if (want("int_throughput"))
     m.push_back(
-        throughput<int>(cfg, "int_throughput", "thr_int", "mad.lo.s32, 4 chains per thread", 3, 7, 8 * int(scale)));
+        throughput<int>(cfg, "int_throughput", "thr_int", "mad.lo.s32, 4 chains per thread", 3, 7, kArithIterations * int(scale)));
   if (want("sfu_throughput"))
     m.push_back(throughput<float>(cfg, "sfu_throughput", "thr_sfu", "sin.approx.f32, 4 chains per thread", 0.5f, 0.f,
-                                  8 * int(scale)));
+                                  kArithIterations * int(scale)));
   // Tensor cores: m16n8k16 f16 x f16 + f32, 2048 multiply-adds per warp
   // instruction (64 per lane). A and B hold 1.0 and 2^-10 in every half.
   const unsigned one = 0x3C003C00u, small = 0x14001400u;

@@ -47,7 +47,7 @@ TEST(PinnedCycles, TinyWorkloadsOnGtx980) {
     const char* name;
     Cycle cycles;
   };
-  for (Pin p : {Pin{"vecadd", 5528}, Pin{"sgemm", 51806}, Pin{"pc", 11262}, Pin{"stencil", 45587}}) {
+  for (Pin p : {Pin{"vecadd", 4452}, Pin{"sgemm", 52231}, Pin{"pc", 11238}, Pin{"stencil", 41465}}) {
     TimedRun r = run_timed(p.name);
     EXPECT_TRUE(r.check.passed) << p.name;
     EXPECT_EQ(r.cycles, p.cycles) << p.name;

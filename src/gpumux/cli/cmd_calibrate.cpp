@@ -4,7 +4,9 @@
 //   gpumux calibrate -c PRESET_OR_FILE [--set path.key=value]... [--only NAME]... [--scale N] [--json FILE|-]
 //
 // The table lists every measurement: measured, unit, published, measured over
-// published, and the published value's source ("no source" where none was found).
+// published, and the published value's source ("no source" where none was found);
+// then each measurement beyond 10% of its published value, with the reason the
+// preset stays there (published.toml `deviation`) or "not explained".
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -43,6 +45,7 @@ void run_calibrate(const CalibrateOptions& o) {
     if (std::find(names.begin(), names.end(), name) == names.end())
       throw LoadError(fmt::format("microbench/published.toml: {}.{}: no such measurement", g.gpu.name, name));
   nlohmann::json rows = nlohmann::json::array();
+  std::vector<std::string> beyond;
   fmt::print("microbenchmarks on {} ({} SMs, {} MHz core), scale {}\n", g.gpu.name, g.gpu.num_sms, g.clock.core_mhz,
              o.scale);
   fmt::print("{:<24} {:>10} {:<13} {:>10} {:>7}  {}\n", "measurement", "measured", "unit", "published", "ratio",
@@ -61,8 +64,17 @@ void run_calibrate(const CalibrateOptions& o) {
       row["published"] = it->second.value;
       row["ratio"] = ratio;
       row["source"] = it->second.source;
+      if (!microbench::within_published(m.value, it->second)) {
+        const std::string& why = it->second.deviation;
+        beyond.push_back(fmt::format("  {} ({:.3f}): {}", m.name, ratio, why.empty() ? "not explained" : why));
+        row["deviation"] = why.empty() ? nlohmann::json(nullptr) : nlohmann::json(why);
+      }
     }
     rows.push_back(std::move(row));
+  }
+  if (!beyond.empty()) {
+    fmt::print("\nbeyond {:.0f}% of the published value:\n", microbench::kPublishedTolerance * 100);
+    for (const std::string& line : beyond) fmt::print("{}\n", line);
   }
   if (o.json.empty()) return;
   nlohmann::json doc = {{"gpu", g.gpu.name}, {"scale", o.scale}, {"measurements", rows}};
