@@ -42,7 +42,9 @@ constexpr UnmodeledOption kUnmodeled[] = {
     {"-gpgpu_simd_model", "1", "gpumux executes warps on SIMT lanes (model 1); other models are not built"},
     // SM front end and issue.
     {"-gpgpu_max_insn_issue_per_warp", "1", "gpumux issues at most one instruction per warp per cycle (no dual issue)"},
-    {"-gpgpu_dual_issue_diff_exec_units", nullptr, "dual issue is not modeled (one instruction per warp per cycle)"},
+    {"-gpgpu_dual_issue_diff_exec_units", nullptr,
+     "dual issue is not modeled (one instruction per scheduler per cycle): it caps Kepler's FP32 rate at 128 of an "
+     "SMX's 192 lanes, k20c's largest remaining deviation (docs/calibration.md)"},
     {"-gpgpu_pipeline_widths", nullptr,
      "gpumux has no pipeline registers between issue, operand read and execution: a sub-core issues one "
      "instruction per cycle and each unit accepts one per sm.interval"},
