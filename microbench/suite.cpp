@@ -314,8 +314,8 @@ std::vector<Measurement> run_suite(const GpuConfig& cfg, unsigned scale, std::sp
     m.push_back(throughput<double>(cfg, "fp64_throughput", "thr_fp64", "fma.rn.f64, 4 chains per thread", 1.0001, 0.5,
                                    kArithIterations * int(scale)));
   if (want("int_throughput"))
-    m.push_back(
-        throughput<int>(cfg, "int_throughput", "thr_int", "mad.lo.s32, 4 chains per thread", 3, 7, kArithIterations * int(scale)));
+    m.push_back(throughput<int>(cfg, "int_throughput", "thr_int", "mad.lo.s32, 4 chains per thread", 3, 7,
+                                kArithIterations * int(scale)));
   if (want("sfu_throughput"))
     m.push_back(throughput<float>(cfg, "sfu_throughput", "thr_sfu", "sin.approx.f32, 4 chains per thread", 0.5f, 0.f,
                                   kArithIterations * int(scale)));
