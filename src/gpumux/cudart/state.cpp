@@ -11,6 +11,7 @@
 #include "gpumux/cudart/fatbin.h"
 #include "gpumux/exec/loaded_module.h"
 #include "gpumux/ptx/ir.h"
+#include "gpumux/sm/occupancy.h"
 
 namespace gpumux::cudart {
 
@@ -190,14 +191,8 @@ int Runtime::blocks_per_sm(const runtime::Kernel& k, int block_threads, size_t d
   const SmParams& sp = config().sm;
   const exec::KernelLayout& kl = k.module().kernel(k.index());
   if (block_threads <= 0) throw CudaError{cudaErrorInvalidValue, "block size must be positive"};
-  uint32_t warps = (uint32_t(block_threads) + 31) / 32;
-  auto round_up = [](uint64_t v, uint64_t g) { return (v + g - 1) / g * g; };
-  uint64_t regs = round_up(uint64_t(kl.resources.registers) * warps * 32, sp.register_granularity);
-  uint64_t smem = round_up(kl.shared.dynamic_offset + dyn_smem, sp.shared_mem_granularity);
-  uint64_t n = std::min<uint64_t>({sp.tb_slots, sp.warp_slots / warps, sp.max_threads / uint64_t(block_threads),
-                                   regs ? sp.registers / regs : sp.tb_slots,
-                                   smem ? sp.shared_mem_bytes / smem : sp.tb_slots});
-  return int(n);
+  // The timing model's own placement rule, so that what the API promises holds.
+  return int(sm::tbs_per_empty_sm(sm::tb_needs(kl, uint32_t(block_threads), dyn_smem, sp), sp));
 }
 
 void Runtime::push_config(const LaunchConfig& c) { launch_configs.push_back(c); }

@@ -10,14 +10,9 @@
 #include "gpumux/core/stats.h"
 #include "gpumux/exec/thread_block.h"
 #include "gpumux/sm/inst_timing.h"
+#include "gpumux/sm/occupancy.h"
 
 namespace gpumux::sm {
-
-struct TbNeeds {
-  uint32_t warps = 0, threads = 0;
-  uint32_t registers = 0;    // rounded to the allocation granularity
-  uint32_t shared_bytes = 0;  // rounded to the allocation granularity
-};
 
 struct KernelInstance {
   uint32_t id = 0;     // launch order, unique in the run

@@ -21,14 +21,6 @@ const sm::ModuleTiming& TimingBackend::timing_of(const runtime::Context& ctx, co
   return *e.timing;
 }
 
-namespace {
-
-uint32_t round_up(uint64_t v, uint32_t granularity) {
-  return uint32_t((v + granularity - 1) / granularity * granularity);
-}
-
-}  // namespace
-
 void TimingBackend::launch(Launch& l) {
   throw_if_faulted(*l.ctx);
   auto k = make_kernel(l);
@@ -78,13 +70,7 @@ std::unique_ptr<sm::KernelInstance> TimingBackend::make_kernel(const Launch& l) 
 
   const exec::KernelLayout& kl = mod.kernel(g.kernel);
   sm::TbNeeds& n = k->needs;
-  n.warps = g.warps_per_tb();
-  n.threads = g.threads_per_tb();
-  // Register counts are estimates (ptx/resources.h): never let one alone
-  // keep a TB from fitting an empty SM.
-  n.registers = std::min(round_up(uint64_t(kl.resources.registers) * n.warps * 32, sp.register_granularity),
-                         sp.registers);
-  n.shared_bytes = round_up(kl.shared.dynamic_offset + g.dyn_smem, sp.shared_mem_granularity);
+  n = sm::tb_needs(kl, g.threads_per_tb(), g.dyn_smem, sp);
   if (n.warps > sp.warp_slots || n.threads > sp.max_threads || n.shared_bytes > sp.shared_mem_bytes)
     throw ApiError(fmt::format("launch of {}: a TB of {} threads and {} B shared memory never fits an SM of "
                                "the {} config ({} threads, {} B shared memory)",

@@ -32,9 +32,7 @@ Limit tbs_within(const Amounts& share, const Amounts& need) {
   return l;
 }
 
-uint32_t tbs_per_empty_sm(const sm::KernelInstance& k, const SmParams& p) {
-  return uint32_t(std::min<uint64_t>(tbs_within(capacity(p), needs(k)).tbs, p.tb_slots));
-}
+uint32_t tbs_per_empty_sm(const sm::KernelInstance& k, const SmParams& p) { return sm::tbs_per_empty_sm(k.needs, p); }
 
 std::string describe(const Amounts& a) {
   std::string s;
