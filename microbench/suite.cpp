@@ -57,22 +57,26 @@ class Bench {
   DevPtr sink_;
 };
 
-// A kernel that ran its chain kSteps then 2 * kSteps times: the cost of one step.
-double per_step(Bench& b, DevPtr out) {
+// The two spans of a kernel that ran its chain kSteps then 2 * kSteps times.
+std::vector<int64_t> chain_spans(Bench& b, DevPtr out) {
   std::vector<int64_t> t = b.read(out, 2);
   if (t[0] <= 0 || t[1] <= t[0])
     throw gpu::SimulationError(fmt::format("microbenchmark spans {} and {} cycles are not increasing", t[0], t[1]));
+  return t;
+}
+
+// The cost of one step: the fixed costs of both spans cancel.
+double per_step(Bench& b, DevPtr out) {
+  std::vector<int64_t> t = chain_spans(b, out);
   return double(t[1] - t[0]) / kSteps;
 }
 
-// The same kernel's mean cost per step over all 3 * kSteps steps. For DRAM
-// chases: refresh closes rows and stalls channels every few thousand cycles,
-// so the two spans see different shares of it and their difference is noisy;
-// the clock reads and the store that per_step cancels are well under a cycle
-// per step there.
+// The mean cost per step over all 3 * kSteps steps. For DRAM chases: refresh
+// closes rows and stalls channels every few thousand cycles, so the two spans
+// see different shares of it and their difference is noisy; the clock reads
+// and the store that per_step cancels are well under a cycle per step there.
 double mean_step(Bench& b, DevPtr out) {
-  per_step(b, out);  // the same checks
-  std::vector<int64_t> t = b.read(out, 2);
+  std::vector<int64_t> t = chain_spans(b, out);
   return double(t[0] + t[1]) / (3 * kSteps);
 }
 
