@@ -37,6 +37,7 @@ class CudaPrograms : public ::testing::Test {
         {"device_props", "device_props", "-arch=compute_80"},
         {"error_paths", "error_paths", "-arch=compute_80"},
         {"thrust_sort", "thrust_sort", "-arch=compute_80"},
+        {"cub_algorithms", "cub_algorithms", "-arch=compute_80"},
         {"texture_objects", "texture_objects", "-arch=compute_80"},
         {"cooperative_launch", "cooperative_launch", "-arch=compute_80"},
         {"cooperative_launch_per_thread", "cooperative_launch", "-arch=compute_80 --default-stream per-thread"},
@@ -78,6 +79,9 @@ TEST_F(CudaPrograms, ReductionWithSharedMemoryAndSymbols) { expect_pass("reducti
 TEST_F(CudaPrograms, MemoryCopiesMemsetsAndManagedMemory) { expect_pass("memory_variants"); }
 TEST_F(CudaPrograms, DevicePropertiesOfTheSimulatedGpu) { expect_pass("device_props", "16 gtx980"); }
 TEST_F(CudaPrograms, ErrorPathsReportTheCudaErrorsOfARealGpu) { expect_pass("error_paths"); }
+// Thrust and CUB: sort (onesweep), scan, reduce, select, histogram, run-length
+// encode on several types, with temporary storage freed before the kernels run.
+TEST_F(CudaPrograms, ThrustAndCubAlgorithmsMatchTheCpu) { expect_pass("cub_algorithms"); }
 
 // Relocatable device code: the PTX comes from the linked object's fat binary.
 TEST_F(CudaPrograms, DynamicParallelismWithRelocatableDeviceCode) {

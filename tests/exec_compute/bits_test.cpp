@@ -204,5 +204,43 @@ TEST(ComputeBits, Bmsk) {
   EXPECT_NE(rejection(Inst(Opcode::Bmsk, Type::B64).shf(ptx::ShiftDir::None, M::Wrap).ops({R(0), R(1), R(2)})), "");
 }
 
+uint64_t fns(uint32_t mask, uint32_t base, int32_t offset) {
+  return eval(Inst(Opcode::Fns, Type::B32), {mask, base, uint32_t(offset)});
+}
+
+// The PTX ISA's loop, bit by bit: the reference for the handler's bit tricks.
+uint32_t fns_reference(uint32_t mask, uint32_t base, int32_t offset) {
+  if (offset == 0) return (mask >> base) & 1 ? base : 0xffffffffu;
+  int64_t count = (offset > 0 ? int64_t(offset) : -int64_t(offset)) - 1;
+  for (int pos = int(base); pos >= 0 && pos < 32; pos += offset > 0 ? 1 : -1)
+    if ((mask >> pos) & 1 && count-- == 0) return uint32_t(pos);
+  return 0xffffffffu;
+}
+
+// fns d, mask, base, offset: the |offset|-th set bit from base (cooperative
+// groups' lane of a coalesced group's rank).
+TEST(ComputeBits, Fns) {
+  // The ISA's examples.
+  EXPECT_EQ(fns(0xaaaaaaaa, 3, 1), 3u);
+  EXPECT_EQ(fns(0xaaaaaaaa, 3, -1), 3u);
+  EXPECT_EQ(fns(0xaaaaaaaa, 2, 1), 3u);
+  EXPECT_EQ(fns(0xaaaaaaaa, 2, -1), 1u);
+  EXPECT_EQ(fns(0xaaaaaaaa, 0, 16), 31u);     // the last set bit
+  EXPECT_EQ(fns(0xaaaaaaaa, 0, 17), 0xffffffffu);
+  EXPECT_EQ(fns(0xaaaaaaaa, 31, -16), 1u);
+  EXPECT_EQ(fns(0xaaaaaaaa, 2, 0), 0xffffffffu);  // offset 0: is bit base set?
+  EXPECT_EQ(fns(0xaaaaaaaa, 5, 0), 5u);
+  EXPECT_EQ(fns(0, 0, 1), 0xffffffffu);
+  EXPECT_EQ(fns(0xffffffffu, 0, int32_t(0x80000000u)), 0xffffffffu);  // |INT_MIN| set bits
+  uint32_t x = 0x12345678u;
+  for (int i = 0; i < 2000; ++i) {
+    x = x * 1664525u + 1013904223u;
+    const uint32_t mask = i % 3 ? x : x & (x >> 7), base = (x >> 11) % 32;
+    const int32_t offset = int32_t((x >> 17) % 67) - 33;
+    ASSERT_EQ(fns(mask, base, offset), fns_reference(mask, base, offset)) << mask << " " << base << " " << offset;
+  }
+  EXPECT_NE(rejection(Inst(Opcode::Fns, Type::B64).ops({R(0), R(1), R(2), R(3)})), "");
+}
+
 }  // namespace
 }  // namespace gpumux::test

@@ -85,7 +85,7 @@ const char* opcode_name(Opcode op) {
       "max", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "copysign",
       "testp", "addc", "subc", "madc",
       "and", "or", "xor", "not", "cnot", "shl", "shr", "shf", "bfe", "bfi", "brev", "popc", "clz",
-      "bfind", "prmt", "lop3", "dp4a", "dp2a", "bmsk",
+      "bfind", "prmt", "lop3", "dp4a", "dp2a", "bmsk", "fns",
       "setp", "set", "selp", "slct",
       "bra", "call", "ret", "exit", "trap", "brkpt", "nanosleep",
       "bar", "membar", "atom", "red", "shfl", "vote", "match", "activemask", "redux",

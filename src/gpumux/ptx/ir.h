@@ -59,7 +59,7 @@ enum class Opcode : uint8_t {
   Addc, Subc, Madc,  // with carry-in (Instruction::cc: also carry-out)
   // bits
   And, Or, Xor, Not, Cnot, Shl, Shr, Shf, Bfe, Bfi, Brev, Popc, Clz, Bfind, Prmt, Lop3,
-  Dp4a, Dp2a, Bmsk,
+  Dp4a, Dp2a, Bmsk, Fns,
   // comparison and selection
   Setp, Set, Selp, Slct,
   // control

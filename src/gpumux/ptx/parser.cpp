@@ -138,7 +138,7 @@ std::optional<Opcode> opcode_from_name(std::string_view s) {
       {"bar", Opcode::Bar},       {"barrier", Opcode::Bar},   {"membar", Opcode::Membar},
       {"fence", Opcode::Membar},  {"atom", Opcode::Atom},     {"red", Opcode::Red},
       {"shfl", Opcode::Shfl},     {"vote", Opcode::Vote},     {"match", Opcode::Match},
-      {"activemask", Opcode::Activemask}, {"bmsk", Opcode::Bmsk}, {"addc", Opcode::Addc},
+      {"activemask", Opcode::Activemask}, {"bmsk", Opcode::Bmsk}, {"fns", Opcode::Fns}, {"addc", Opcode::Addc},
       {"subc", Opcode::Subc},     {"madc", Opcode::Madc},     {"redux", Opcode::Redux},
       {"tex", Opcode::Tex},       {"tld4", Opcode::Tld4},     {"txq", Opcode::Txq},
       {"suld", Opcode::Suld},     {"sust", Opcode::Sust},     {"suq", Opcode::Suq},
@@ -281,6 +281,7 @@ Type slot_type(const Instruction& in, unsigned slot, uint32_t address_size) {
     case Opcode::Shf: return slot == 3 ? Type::U32 : in.type;
     case Opcode::Bfe: return slot >= 2 ? Type::U32 : in.type;
     case Opcode::Bfi: return slot >= 3 ? Type::U32 : in.type;
+    case Opcode::Fns: return slot == 3 ? Type::S32 : Type::B32;
     case Opcode::Prmt:
     case Opcode::Lop3: return Type::B32;
     case Opcode::Dp4a:
@@ -380,6 +381,7 @@ OperandCount operand_count(const Instruction& in) {
     case Opcode::Prmt:
     case Opcode::Dp4a:
     case Opcode::Dp2a:
+    case Opcode::Fns:
     case Opcode::Selp:
     case Opcode::Slct: return {4, 4};
     case Opcode::Bfi:

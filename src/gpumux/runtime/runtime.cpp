@@ -95,7 +95,13 @@ Context::Context(Device& dev, uint32_t id, uint32_t app, std::string name)
 Context::~Context() = default;
 
 DevPtr Context::malloc(uint64_t bytes) { return mem_->allocate(bytes); }
-void Context::free(DevPtr p) { mem_->release(p); }
+// Like cudaFree, freeing waits for the context's earlier work: a kernel still
+// queued may use the allocation (CUB frees its temporary storage right after
+// enqueueing the sort's kernels).
+void Context::free(DevPtr p) {
+  call_in_order();
+  mem_->release(p);
+}
 
 // Copies are synchronous, ordered after the context's earlier work (default
 // stream semantics). Their functional effect happens at once; the host then
@@ -142,7 +148,7 @@ void Context::drain() {
   // The backend returns, or throws a launch's fault, once every launch of the
   // context is over: no cooperative grid uses its workspace any more.
   auto release = [this] {
-    for (DevPtr p : grid_syncs_) free(p);
+    for (DevPtr p : grid_syncs_) mem_->release(p);
     grid_syncs_.clear();
   };
   try {

@@ -196,7 +196,7 @@ class Context {
 
   // Memory. Errors (bad pointer, out of range) throw ApiError.
   DevPtr malloc(uint64_t bytes);
-  void free(DevPtr p);
+  void free(DevPtr p);  // after the context's earlier work, as cudaFree
   void memcpy_h2d(DevPtr dst, const void* src, uint64_t bytes, Stream s = {});
   void memcpy_d2h(void* dst, DevPtr src, uint64_t bytes, Stream s = {});
   void memcpy_d2d(DevPtr dst, DevPtr src, uint64_t bytes, Stream s = {});

@@ -220,7 +220,8 @@ SassForm sass_form(const ptx::Instruction& in, Space space, bool in_kernel) {
     case Opcode::Bfi:
     case Opcode::Bmsk: return {"BMSK"};
     case Opcode::Brev: return {"BREV"};
-    case Opcode::Popc: return {"POPC"};
+    case Opcode::Popc:
+    case Opcode::Fns: return {"POPC"};  // no SASS opcode: ptxas expands fns into POPC/FLO sequences
     case Opcode::Clz:
     case Opcode::Bfind: return {ptx::type_is_signed(t) ? "FLO" : "FLO.U32"};
     case Opcode::Prmt: return {"PRMT"};

@@ -77,6 +77,7 @@ ptx::ExecHandler bind_compute(const ptx::Instruction& in, std::string& why) {
     case Opcode::Shl: case Opcode::Shr: case Opcode::Shf: case Opcode::Bfe: case Opcode::Bfi:
     case Opcode::Brev: case Opcode::Popc: case Opcode::Clz: case Opcode::Bfind: case Opcode::Prmt:
     case Opcode::Lop3: case Opcode::Dp4a: case Opcode::Dp2a: case Opcode::Bmsk:
+    case Opcode::Fns:
       return bind_bits(in, why);
     case Opcode::Setp: case Opcode::Set: case Opcode::Selp: case Opcode::Slct:
       return bind_compare(in, why);

@@ -1,6 +1,6 @@
 // Logic and bit manipulation: and, or, xor, not (.b16/.b32/.b64 and .pred),
 // cnot, shl, shr, shf, bfe, bfi, brev, popc, clz, bfind, prmt, lop3, dp4a,
-// dp2a, bmsk.
+// dp2a, bmsk, fns.
 //
 // Shift amounts are unsigned 32-bit values; amounts >= the width give 0 (shl,
 // shr.u/.b) or the sign fill (shr.s). bfe/bfi positions and lengths use their
@@ -145,6 +145,32 @@ struct Bmsk {
       if (b >= 32) return uint32_t(low_mask(32 - pos) << pos);
     }
     return uint32_t(low_mask(std::min(width, 32 - pos)) << pos);
+  }
+};
+
+// fns.b32 d, mask, base, offset: the position of the |offset|-th set bit of
+// mask counted from bit base upwards (offset > 0) or downwards (offset < 0);
+// offset 0 asks whether bit base itself is set. 0xffffffff when there is no
+// such bit (PTX ISA). Cooperative groups use it to find a coalesced group's
+// lane of a given rank.
+struct Fns {
+  static constexpr unsigned kArity = 3;
+  uint64_t operator()(uint64_t mask_raw, uint64_t base_raw, uint64_t offset_raw) const {
+    constexpr uint32_t kNone = 0xffffffffu;
+    const uint32_t mask = uint32_t(mask_raw), base = uint32_t(base_raw);
+    const int32_t offset = int32_t(uint32_t(offset_raw));
+    if (base > 31) return kNone;  // undefined in the ISA: no bit found
+    if (offset == 0) return (mask >> base) & 1 ? base : kNone;
+    // The set bits at and beyond base in the search direction, nearest first.
+    uint32_t m = offset > 0 ? mask & ~uint32_t(low_mask(base)) : mask & uint32_t(low_mask(base + 1));
+    uint32_t n = offset > 0 ? uint32_t(offset) : uint32_t(-int64_t(offset));
+    if (n > uint32_t(std::popcount(m))) return kNone;
+    if (offset > 0) {
+      while (--n) m &= m - 1;  // drop the lowest set bits
+      return uint32_t(std::countr_zero(m));
+    }
+    while (--n) m &= ~(0x80000000u >> std::countl_zero(m));  // drop the highest set bits
+    return uint32_t(31 - std::countl_zero(m));
   }
 };
 
@@ -326,7 +352,7 @@ unsigned arity(ptx::Opcode op) {
     case Opcode::Not: case Opcode::Cnot: case Opcode::Brev: case Opcode::Popc: case Opcode::Clz:
     case Opcode::Bfind: return 1;
     case Opcode::Shf: case Opcode::Bfe: case Opcode::Prmt: case Opcode::Lop3: case Opcode::Dp4a:
-    case Opcode::Dp2a: return 3;
+    case Opcode::Dp2a: case Opcode::Fns: return 3;
     case Opcode::Bfi: return 4;
     default: return 2;
   }
@@ -381,6 +407,9 @@ ptx::ExecHandler bind_bits(const ptx::Instruction& in, std::string& why) {
     case Opcode::Bmsk:
       if (in.type != ptx::Type::B32) return reject(in, why);
       return in.shf == ptx::ShfMode::Clamp ? &lanewise<Bmsk<ptx::ShfMode::Clamp>> : &lanewise<Bmsk<ptx::ShfMode::Wrap>>;
+    case Opcode::Fns:
+      if (in.type != ptx::Type::B32) return reject(in, why);
+      return &lanewise<Fns>;
     default: return reject(in, why);
   }
 }
