@@ -188,7 +188,7 @@ class Context {
   // API calls with host code between them). host_compute() spends `ns` of
   // simulated time in this application's host program (Device::host_clock).
   // The CPU gap is spent before every call that enqueues or waits for GPU
-  // work: launch, memcpy_*, memset, memcpy_to/from_symbol, record and the
+  // work: launch, memcpy_*, memset, memcpy_to/from_symbol, record, free and the
   // synchronizations; 0 (the default) adds nothing. ApiError unless
   // 0 <= ns <= 1e12 (1000 s).
   void host_compute(double ns);
