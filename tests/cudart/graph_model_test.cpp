@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "gpumux/cudart/state.h"
 
 namespace gpumux::cudart {
@@ -26,7 +28,7 @@ cudaError_t error_of(const std::function<void()>& f) {
   return cudaSuccess;
 }
 
-TEST(GraphModel, LaunchOrderFollowsDependenciesThenCreationOrder) {
+TEST(CudartGraphModel, LaunchOrderFollowsDependenciesThenCreationOrder) {
   CUgraph_st g;
   auto* late_root = add(g);
   auto* a = add(g);
@@ -38,7 +40,7 @@ TEST(GraphModel, LaunchOrderFollowsDependenciesThenCreationOrder) {
   EXPECT_EQ(launch_order(g), want);
 }
 
-TEST(GraphModel, CyclesAndBadEdgesAreInvalidValues) {
+TEST(CudartGraphModel, CyclesAndBadEdgesAreInvalidValues) {
   CUgraph_st g, other;
   auto* a = add(g);
   auto* b = add(g, {a});
@@ -55,7 +57,7 @@ TEST(GraphModel, CyclesAndBadEdgesAreInvalidValues) {
   EXPECT_EQ(launch_order(g).size(), 2u);
 }
 
-TEST(GraphModel, DestroyingANodeRemovesItsEdges) {
+TEST(CudartGraphModel, DestroyingANodeRemovesItsEdges) {
   CUgraph_st g;
   auto* a = add(g);
   auto* b = add(g, {a});
@@ -66,7 +68,7 @@ TEST(GraphModel, DestroyingANodeRemovesItsEdges) {
   EXPECT_TRUE(c->deps.empty());
 }
 
-TEST(GraphModel, ClonesCopyNodesEdgesAndChildGraphs) {
+TEST(CudartGraphModel, ClonesCopyNodesEdgesAndChildGraphs) {
   CUgraph_st g;
   auto* a = add(g, {}, cudaGraphNodeTypeMemset, memset_1d(7));
   CUgraph_st child;
@@ -85,7 +87,7 @@ TEST(GraphModel, ClonesCopyNodesEdgesAndChildGraphs) {
   EXPECT_EQ(find_clone(*c, b2), nullptr);
 }
 
-TEST(GraphModel, ExecUpdateNeedsTheSameTopologyAndTypes) {
+TEST(CudartGraphModel, ExecUpdateNeedsTheSameTopologyAndTypes) {
   CUgraph_st g;
   auto* a = add(g, {}, cudaGraphNodeTypeMemset, memset_1d(1));
   add(g, {a});
@@ -116,7 +118,7 @@ TEST(GraphModel, ExecUpdateNeedsTheSameTopologyAndTypes) {
   EXPECT_EQ(check_update(*exec, retyped).result, cudaGraphExecUpdateErrorNodeTypeChanged);
 }
 
-TEST(GraphModel, OnlyOneDimensionalMemsetsChangeInAnExecutableGraph) {
+TEST(CudartGraphModel, OnlyOneDimensionalMemsetsChangeInAnExecutableGraph) {
   CUgraph_st g;
   add(g, {}, cudaGraphNodeTypeMemset, memset_1d(1, 4));
   auto exec = clone(g);
@@ -126,7 +128,7 @@ TEST(GraphModel, OnlyOneDimensionalMemsetsChangeInAnExecutableGraph) {
   EXPECT_EQ(check_update(*exec, *clone(g)).result, cudaGraphExecUpdateSuccess);  // unchanged 2D is fine
 }
 
-TEST(GraphModel, DotNamesNodesAndEdges) {
+TEST(CudartGraphModel, DotNamesNodesAndEdges) {
   CUgraph_st g;
   auto* a = add(g, {}, cudaGraphNodeTypeMemset, memset_1d(1));
   add(g, {a});
