@@ -1,10 +1,11 @@
 // Stream capture: work enqueued in a capturing stream (memset, kernels,
 // copies, a host function, a graph launch) becomes a graph instead of
 // running, with a fork into a second stream and its join through events; the
-// graph then runs twice. Capture queries and dependency updates; the capture
-// mode rules (synchronous calls prohibited in global mode, allowed in relaxed
-// mode or after cudaThreadExchangeStreamCaptureMode) and the errors that end
-// a capture (invalidated, unjoined, unmatched, the legacy stream). Prints
+// graph then runs twice. Capture queries, dependency updates and capture into
+// an existing graph; the capture mode rules (synchronous calls prohibited in
+// global mode, allowed in relaxed mode or after
+// cudaThreadExchangeStreamCaptureMode) and the errors that end a capture
+// (invalidated, unjoined, unmatched, the legacy stream). Prints
 // "PASS stream_capture" when every check holds.
 #include <cstdio>
 #include <vector>
@@ -113,6 +114,20 @@ int main() {
   CHECK_CUDA(cudaStreamEndCapture(s1, &two_roots));
   CHECK_CUDA(cudaGraphGetRootNodes(two_roots, nullptr, &roots));
   CHECK(roots == 2);
+
+  // Capturing into an existing graph, after one of its nodes.
+  cudaGraph_t into;
+  CHECK_CUDA(cudaGraphCreate(&into, 0));
+  cudaGraphNode_t first;
+  CHECK_CUDA(cudaGraphAddEmptyNode(&first, into, nullptr, 0));
+  CHECK_CUDA(cudaStreamBeginCaptureToGraph(s1, into, &first, nullptr, 1, cudaStreamCaptureModeGlobal));
+  add<<<1, 32, 0, s1>>>(a, 32, 1);
+  cudaGraph_t same = nullptr;
+  CHECK_CUDA(cudaStreamEndCapture(s1, &same));
+  CHECK(same == into && node_count(into) == 2);
+  CHECK_CUDA(cudaGraphGetRootNodes(into, nullptr, &roots));
+  CHECK(roots == 1);
+  CHECK_CUDA(cudaGraphDestroy(into));
 
   // Global mode: a synchronous call invalidates the capture.
   void* p = nullptr;
