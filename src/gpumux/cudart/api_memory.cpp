@@ -140,7 +140,6 @@ void* at(const cudaPitchedPtr& p, const cudaPos& pos) {
   return static_cast<uint8_t*>(p.ptr) + (pos.z * p.ysize + pos.y) * p.pitch + pos.x;
 }
 
-
 // The device range [symbol + offset, + count), checked against the variable's size.
 void* symbol_range(const void* symbol, size_t count, size_t offset) {
   auto [base, size] = rt().symbol(symbol);

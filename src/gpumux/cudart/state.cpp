@@ -120,7 +120,8 @@ void** Runtime::register_fatbin(const void* wrapper) {
 
 void Runtime::register_function(void** handle, const void* host_fn, const char* name) {
   std::lock_guard lock(mutex_);
-  kernels_[host_fn] = std::make_unique<KernelEntry>(KernelEntry{reinterpret_cast<RegisteredModule*>(handle), host_fn, name, -1});
+  kernels_[host_fn] =
+      std::make_unique<KernelEntry>(KernelEntry{reinterpret_cast<RegisteredModule*>(handle), host_fn, name, -1});
 }
 
 void Runtime::register_variable(void** handle, const void* host_var, const char* name, uint64_t size,
