@@ -274,12 +274,14 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
 // Host functions run when the stream's earlier work is done: at once, after a
 // wait; in a capturing stream they become host nodes.
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, void (*fn)(void*), void* userData) {
-  if (Captures::get().info(stream).status != cudaStreamCaptureStatusNone)
-    return rt().call("cudaLaunchHostFunc", [&] {
-      if (!fn) throw CudaError{cudaErrorInvalidValue, "null host function"};
-      Captures::get().capture(stream, cudaGraphNodeTypeHost, cudaHostNodeParams{fn, userData});
-    });
-  cudaError_t e = cudaStreamSynchronize(stream);
+  bool captured = false;
+  cudaError_t e = rt().call("cudaLaunchHostFunc", [&] {
+    if (Captures::get().info(stream).status == cudaStreamCaptureStatusNone) return;
+    if (!fn) throw CudaError{cudaErrorInvalidValue, "null host function"};
+    captured = Captures::get().capture(stream, cudaGraphNodeTypeHost, cudaHostNodeParams{fn, userData}) != nullptr;
+  });
+  if (e != cudaSuccess || captured) return e;
+  e = cudaStreamSynchronize(stream);
   if (e == cudaSuccess && fn) fn(userData);
   return e;
 }

@@ -375,8 +375,9 @@ cudaError_t cudaMemset3D(cudaPitchedPtr p, int value, cudaExtent extent) {
 }
 // In a capturing stream: one memset node per slice.
 cudaError_t cudaMemset3DAsync(cudaPitchedPtr p, int value, cudaExtent extent, cudaStream_t stream) {
-  if (!Captures::get().info(stream).graph) return cudaMemset3D(p, value, extent);
   return rt().device_call("cudaMemset3DAsync", [&] {
+    if (Captures::get().info(stream).status == cudaStreamCaptureStatusNone)
+      return fill_box(p.ptr, {p.pitch, p.ysize}, unsigned(value), 1, extent.width, extent.height, extent.depth);
     for (size_t z = 0; z < extent.depth; ++z)
       fill_in_stream(static_cast<uint8_t*>(p.ptr) + z * p.pitch * p.ysize, p.pitch, value, extent.width,
                      extent.height, stream);
