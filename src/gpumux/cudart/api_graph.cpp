@@ -84,7 +84,8 @@ extern "C" {
 cudaError_t cudaGraphCreate(cudaGraph_t* graph, unsigned int flags) {
   return rt().call("cudaGraphCreate", [&] {
     if (flags) throw CudaError{cudaErrorInvalidValue, "graph flags must be 0"};
-    *out(graph) = new CUgraph_st();
+    out(graph);
+    *graph = new CUgraph_st();
   });
 }
 
@@ -93,7 +94,10 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
 }
 
 cudaError_t cudaGraphClone(cudaGraph_t* clone_out, cudaGraph_t original) {
-  return rt().call("cudaGraphClone", [&] { *out(clone_out) = clone(graph_of(original)).release(); });
+  return rt().call("cudaGraphClone", [&] {
+    out(clone_out);
+    *clone_out = clone(graph_of(original)).release();
+  });
 }
 
 cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t* node, cudaGraphNode_t original, cudaGraph_t cloned) {

@@ -46,7 +46,10 @@ CUgraphExec_st* instantiate(cudaGraph_t graph, unsigned long long flags) {
 extern "C" {
 
 cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags) {
-  return rt().call("cudaGraphInstantiate", [&] { *out(exec) = instantiate(graph, flags); });
+  return rt().call("cudaGraphInstantiate", [&] {
+    out(exec);  // before the executable graph exists
+    *exec = instantiate(graph, flags);
+  });
 }
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags) {
   return cudaGraphInstantiateWithFlags(exec, graph, flags);
@@ -54,10 +57,11 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsig
 cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t* exec, cudaGraph_t graph,
                                            cudaGraphInstantiateParams* params) {
   return rt().call("cudaGraphInstantiateWithParams", [&] {
+    out(exec);
     out(params);
     params->errNode_out = nullptr;
-    params->result_out = cudaGraphInstantiateError;
-    *out(exec) = instantiate(graph, params->flags);
+    params->result_out = graph ? cudaGraphInstantiateInvalidStructure : cudaGraphInstantiateError;  // if it fails
+    *exec = instantiate(graph, params->flags);
     params->result_out = cudaGraphInstantiateSuccess;
   });
 }
