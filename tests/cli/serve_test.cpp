@@ -132,14 +132,14 @@ TEST(ServeProtocol, BadRequestsGetErrorsAndAProtocolViolationDetachesTheProgram)
   EXPECT_EQ(request(fd, Op::Launch, Writer().u32(3).str("k"), reply), Status::ProtocolError);  // truncated
   EXPECT_NE(Reader(reply).str("message").find("truncated"), std::string::npos);
   close(fd);
-  // Launch flags other than cooperative (1) are a protocol violation too.
+  // Launch flags other than cooperative (1) and graph node (2) are a protocol violation too.
   fd = connect_unix(sock);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(request(fd, Op::Hello, hello("y"), reply), Status::Ok);
   Writer launch;
-  launch.u32(0).str("k").u32(1).u32(1).u32(1).u32(1).u32(1).u32(1).u64(0).u32(0).u32(2).u32(0);
+  launch.u32(0).str("k").u32(1).u32(1).u32(1).u32(1).u32(1).u32(1).u64(0).u32(0).u32(4).u32(0);
   EXPECT_EQ(request(fd, Op::Launch, launch, reply), Status::ProtocolError);
-  EXPECT_NE(Reader(reply).str("message").find("unknown launch flags 0x2"), std::string::npos);
+  EXPECT_NE(Reader(reply).str("message").find("unknown launch flags 0x4"), std::string::npos);
   close(fd);
   EXPECT_EQ(server.get(), 1) << out;  // its applications failed
   EXPECT_NE(out.find("x detached: protocol error: truncated message"), std::string::npos) << out;

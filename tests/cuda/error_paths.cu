@@ -48,8 +48,10 @@ int main() {
   CHECK(std::strcmp(cudaGetErrorString(cudaSuccess), "no error") == 0);
 
   // An entry point gpumux does not implement returns an error, never crashes.
-  cudaGraph_t graph;
-  CHECK_ERR(cudaGraphCreate(&graph, 0), cudaErrorNotSupported);
+  cudaEvent_t event;
+  CHECK_CUDA(cudaEventCreate(&event));
+  cudaIpcEventHandle_t ipc;
+  CHECK_ERR(cudaIpcGetEventHandle(&ipc, event), cudaErrorNotSupported);
   cudaGetLastError();
 
   // Out of bounds: the launch itself succeeds, the fault is reported at the

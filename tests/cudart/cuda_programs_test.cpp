@@ -5,6 +5,7 @@
 // (cuda_build_util.h).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "cli_test_util.h"
+#include "gpumux/gpu/gpu.h"
 #include "cuda_build_util.h"
 
 namespace {
@@ -44,6 +46,10 @@ class CudaPrograms : public ::testing::Test {
         {"vector_add_uncompressed", "vector_add_streams", "-arch=compute_80 -compress-mode=none"},
         {"vector_add_per_thread", "vector_add_streams", "-arch=compute_80 --default-stream per-thread"},
         {"dynamic_parallelism", "dynamic_parallelism", "-arch=compute_80 -rdc=true"},
+        {"graphs", "graphs", "-arch=compute_80"},
+        {"stream_capture", "stream_capture", "-arch=compute_80"},
+        {"graph_conditionals", "graph_conditionals", "-arch=compute_80"},
+        {"graph_launch_overhead", "graph_launch_overhead", "-arch=compute_80"},
         // A fat binary with SASS only: no PTX for gpumux.
         {"sass_only", "vector_add_streams", "-gencode arch=compute_80,code=sm_80"},
     };
@@ -93,6 +99,31 @@ TEST_F(CudaPrograms, DynamicParallelismWithRelocatableDeviceCode) {
 TEST_F(CudaPrograms, ThrustSortTransformReduce) { expect_pass("thrust_sort"); }
 TEST_F(CudaPrograms, ArraysTextureAndSurfaceObjects) { expect_pass("texture_objects"); }
 TEST_F(CudaPrograms, CooperativeLaunchWithGridSync) { expect_pass("cooperative_launch"); }
+TEST_F(CudaPrograms, GraphsBuiltWithTheExplicitApi) { expect_pass("graphs"); }
+TEST_F(CudaPrograms, StreamCaptureBuildsGraphsAndEnforcesItsRules) { expect_pass("stream_capture"); }
+TEST_F(CudaPrograms, ConditionalGraphNodesSetFromDeviceCode) { expect_pass("graph_conditionals"); }
+
+// A graph's kernels after its first pay frontend.graph_launch_latency instead
+// of launch_latency: N kernels in a graph take (N-1) x the difference less
+// simulated time than N kernels launched one by one.
+TEST_F(CudaPrograms, GraphLaunchSavesLaunchOverheadPerKernel) {
+  std::string out;
+  ASSERT_EQ(exec("graph_launch_overhead", "", out), 0) << out;
+  ASSERT_NE(out.find("PASS graph_launch_overhead"), std::string::npos) << out;
+  size_t at = out.find("launch_overhead kernels=");
+  ASSERT_NE(at, std::string::npos) << out;
+  int kernels = 0;
+  double stream_ms = 0, graph_ms = 0;
+  ASSERT_EQ(std::sscanf(out.c_str() + at, "launch_overhead kernels=%d stream_ms=%lf graph_ms=%lf", &kernels,
+                        &stream_ms, &graph_ms),
+            3)
+      << out;
+  const gpumux::GpuConfig c = gpumux::gpu::load_config("gtx980").values();
+  ASSERT_GT(c.frontend.launch_latency, c.frontend.graph_launch_latency);
+  double saved_ms = (kernels - 1) * double(c.frontend.launch_latency - c.frontend.graph_launch_latency) /
+                    (c.clock.core_mhz * 1e3);
+  EXPECT_NEAR(stream_ms - graph_ms, saved_ms, 0.05 * saved_ms) << out;
+}
 
 // cudaLaunchCooperativeKernel_ptsz: the same entry point under its per-thread name.
 TEST_F(CudaPrograms, CooperativeLaunchPerThreadDefaultStream) {

@@ -44,7 +44,11 @@ class ServedPrograms : public ::testing::Test {
   static void SetUpTestSuite() {
     compile_log_ = gpumux::test::build_cuda_programs({{"served_worker", "served_worker", "-arch=compute_80"},
                                                       {"texture_objects", "texture_objects", "-arch=compute_80"},
-                                                      {"cooperative_launch", "cooperative_launch", "-arch=compute_80"}});
+                                                      {"cooperative_launch", "cooperative_launch", "-arch=compute_80"},
+                                                      {"graphs", "graphs", "-arch=compute_80"},
+                                                      {"stream_capture", "stream_capture", "-arch=compute_80"},
+                                                      {"graph_conditionals", "graph_conditionals",
+                                                       "-arch=compute_80"}});
   }
   void SetUp() override {
 #ifdef GPUMUX_SANITIZED
@@ -183,6 +187,17 @@ TEST_F(ServedPrograms, CooperativeLaunchOfAnAttachedProgram) {
   ServeRun r = serve("cooperative", {""}, {0}, "--no-baselines", 0, "cooperative_launch");
   EXPECT_EQ(r.server_exit, 0) << r.summary << r.server_log;
   EXPECT_NE(r.outputs[0].find("PASS cooperative_launch"), std::string::npos) << r.outputs[0] << r.server_log;
+}
+
+// Graphs run through the session's operations, so explicit graphs, captured
+// graphs and conditional nodes (the device's cudaGraphSetConditional in the
+// server, read back over the socket) work in an attached program too.
+TEST_F(ServedPrograms, GraphsOfAnAttachedProgram) {
+  for (const char* program : {"graphs", "stream_capture", "graph_conditionals"}) {
+    ServeRun r = serve(fmt::format("graph-{}", program), {""}, {0}, "--no-baselines", 0, program);
+    EXPECT_EQ(r.server_exit, 0) << program << r.summary << r.server_log;
+    EXPECT_NE(r.outputs[0].find(fmt::format("PASS {}", program)), std::string::npos) << r.outputs[0] << r.server_log;
+  }
 }
 
 }  // namespace

@@ -6,9 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "gpumux/cudart/capture.h"
 #include "gpumux/cudart/error_names.h"
 #include "gpumux/cudart/state.h"
 
+using gpumux::cudart::Captures;
 using gpumux::cudart::CudaError;
 using gpumux::cudart::Runtime;
 
@@ -179,7 +181,10 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPr
 }
 
 cudaError_t cudaDeviceSynchronize() {
-  return rt().device_call("cudaDeviceSynchronize", [] { rt().session().synchronize(); });
+  return rt().device_call("cudaDeviceSynchronize", [] {
+    Captures::get().check_wait();
+    rt().session().synchronize();
+  });
 }
 
 // Like a real reset: the context with its allocations, streams, events and
@@ -240,6 +245,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   return rt().call("cudaStreamDestroy", [&] {
     if (reinterpret_cast<uintptr_t>(stream) <= 2)
       throw CudaError{cudaErrorInvalidResourceHandle, "the default stream cannot be destroyed"};
+    Captures::get().forget(stream);
     delete stream;
   });
 }
@@ -249,18 +255,33 @@ cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
   return cudaSuccess;
 }
 // Every call is ordered after the program's earlier work: stream waits are device waits.
-cudaError_t cudaStreamSynchronize(cudaStream_t) {
-  return rt().device_call("cudaStreamSynchronize", [] { rt().session().synchronize(); });
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  return rt().device_call("cudaStreamSynchronize", [&] {
+    Captures::get().check_wait(stream);
+    rt().session().synchronize();
+  });
 }
 // Simulated time advances only while the program waits, so a query waits.
 cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t event, unsigned int) {
-  return event ? cudaSuccess : cudaErrorInvalidResourceHandle;  // the event's work is done when recorded
+// Outside capture the event's work is done when recorded; in capture the wait forks or joins (capture.h).
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  return rt().call("cudaStreamWaitEvent", [&] {
+    if (!event) throw CudaError{cudaErrorInvalidResourceHandle, "null event"};
+    Captures::get().wait(stream, event, flags);
+  });
 }
 
-// Host functions run when the stream's earlier work is done: at once, after a wait.
+// Host functions run when the stream's earlier work is done: at once, after a
+// wait; in a capturing stream they become host nodes.
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, void (*fn)(void*), void* userData) {
-  cudaError_t e = cudaStreamSynchronize(stream);
+  bool captured = false;
+  cudaError_t e = rt().call("cudaLaunchHostFunc", [&] {
+    if (Captures::get().info(stream).status == cudaStreamCaptureStatusNone) return;
+    if (!fn) throw CudaError{cudaErrorInvalidValue, "null host function"};
+    captured = Captures::get().capture(stream, cudaGraphNodeTypeHost, cudaHostNodeParams{fn, userData}) != nullptr;
+  });
+  if (e != cudaSuccess || captured) return e;
+  e = cudaStreamSynchronize(stream);
   if (e == cudaSuccess && fn) fn(userData);
   return e;
 }
@@ -281,22 +302,26 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) {
 }
 cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, 0); }
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  if (!event) return cudaErrorInvalidResourceHandle;
-  delete event;
-  return cudaSuccess;
-}
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  return rt().device_call("cudaEventRecord", [&] {
+  return rt().call("cudaEventDestroy", [&] {
     if (!event) throw CudaError{cudaErrorInvalidResourceHandle, "null event"};
-    rt().session().record(event->event, Runtime::stream_of(stream));
+    Captures::get().forget(event);
+    delete event;
   });
 }
-cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int) {
-  return cudaEventRecord(event, stream);
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  return rt().device_call("cudaEventRecord", [&] {
+    if (!event) throw CudaError{cudaErrorInvalidResourceHandle, "null event"};
+    if (!Captures::get().record(event, stream, flags)) rt().session().record(event->event, Runtime::stream_of(stream));
+  });
+}
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  return cudaEventRecordWithFlags(event, stream, 0);
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   return rt().device_call("cudaEventSynchronize", [&] {
     if (!event) throw CudaError{cudaErrorInvalidResourceHandle, "null event"};
+    Captures::get().check_host_wait(event);
+    Captures::get().check_unsafe_call();
     rt().session().event_synchronize(event->event);
   });
 }

@@ -1,16 +1,21 @@
 // Memory entry points: allocation (device, pinned host, managed), copies and
 // memsets (1D, 2D, 3D on pitched memory, symbols; the Async forms behave as the synchronous ones:
-// every copy is ordered after the program's earlier device work), pointer
-// queries.
+// every copy is ordered after the program's earlier device work, except in a
+// capturing stream, where they become graph nodes), pointer queries.
 #include <cstdlib>
 #include <cstring>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "gpumux/cudart/capture.h"
 #include "gpumux/cudart/state.h"
 
+using gpumux::cudart::Captures;
 using gpumux::cudart::CudaError;
+using gpumux::cudart::from_symbol;
+using gpumux::cudart::linear_copy;
+using gpumux::cudart::to_symbol;
 using gpumux::cudart::Runtime;
 using gpumux::runtime::DevPtr;
 using gpumux::runtime::Transfer;
@@ -92,32 +97,47 @@ void copy_rows(void* dst, size_t dpitch, const void* src, size_t spitch, size_t 
   copy_box(dst, {dpitch, height}, src, {spitch, height}, width, height, 1, kind);
 }
 
-void fill_box(void* dst, Box b, int value, size_t width, size_t height, size_t depth) {
-  if ((height > 1 || depth > 1) && width > b.pitch)
-    throw CudaError{cudaErrorInvalidPitchValue, fmt::format("row width {} exceeds the pitch {}", width, b.pitch)};
+// Sets each `element`-byte element (1, 2 or 4) of the box to `value`'s low
+// bytes; `width` counts elements.
+void fill_box(void* dst, Box b, unsigned value, unsigned element, size_t width, size_t height, size_t depth) {
+  if (element != 1 && element != 2 && element != 4)
+    throw CudaError{cudaErrorInvalidValue, fmt::format("memset element size {} (1, 2 or 4)", element)};
+  const size_t row_bytes = width * element;
+  if ((height > 1 || depth > 1) && row_bytes > b.pitch)
+    throw CudaError{cudaErrorInvalidPitchValue, fmt::format("row width {} exceeds the pitch {}", row_bytes, b.pitch)};
   gpumux::cudart::Session& mem = rt().session();
   mem.synchronize();
   if (!width || !height || !depth) return;
+  std::vector<uint8_t> pattern(element > 1 ? row_bytes : 0);
+  for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = uint8_t(value >> (8 * (i % element)));
   for (size_t z = 0; z < depth; ++z)
-    for (size_t r = 0; r < height; ++r)
-      mem.fill(addr(dst) + (z * b.rows + r) * b.pitch, uint8_t(value), width);
-  mem.transfer(Transfer::Memset, uint64_t(width) * height * depth);
+    for (size_t r = 0; r < height; ++r) {
+      DevPtr row = addr(dst) + (z * b.rows + r) * b.pitch;
+      if (element == 1)
+        mem.fill(row, uint8_t(value), width);
+      else
+        mem.write(row, pattern.data(), row_bytes);
+    }
+  mem.transfer(Transfer::Memset, uint64_t(row_bytes) * height * depth);
 }
 
 void fill_rows(void* dst, size_t pitch, int value, size_t width, size_t height) {
-  fill_box(dst, {pitch, height}, value, width, height, 1);
+  fill_box(dst, {pitch, height}, unsigned(value), 1, width, height, 1);
+}
+
+// A copy ordered in `stream`, or a memcpy node if the stream captures.
+void copy_in_stream(const cudaMemcpy3DParms& p, cudaStream_t stream) {
+  if (!Captures::get().capture(stream, cudaGraphNodeTypeMemcpy, p)) gpumux::cudart::copy_3d(p);
+}
+
+void fill_in_stream(void* dst, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+  cudaMemsetParams p{dst, pitch, unsigned(value) & 0xff, 1, width, height};
+  if (!Captures::get().capture(stream, cudaGraphNodeTypeMemset, p)) gpumux::cudart::memset_2d(p);
 }
 
 // The first byte of `pos` in a pitched allocation.
 void* at(const cudaPitchedPtr& p, const cudaPos& pos) {
   return static_cast<uint8_t*>(p.ptr) + (pos.z * p.ysize + pos.y) * p.pitch + pos.x;
-}
-
-void copy_3d(const cudaMemcpy3DParms* p) {
-  null_check(p, "parameters");
-  if (p->srcArray || p->dstArray) return gpumux::cudart::copy_3d_array(*p);
-  copy_box(at(p->dstPtr, p->dstPos), {p->dstPtr.pitch, p->dstPtr.ysize}, at(p->srcPtr, p->srcPos),
-           {p->srcPtr.pitch, p->srcPtr.ysize}, p->extent.width, p->extent.height, p->extent.depth, p->kind);
 }
 
 // The device range [symbol + offset, + count), checked against the variable's size.
@@ -131,10 +151,49 @@ void* symbol_range(const void* symbol, size_t count, size_t offset) {
 
 }  // namespace
 
+namespace gpumux::cudart {
+
+cudaMemcpy3DParms linear_copy(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                              int kind) {
+  cudaMemcpy3DParms p{};
+  p.srcPtr = {const_cast<void*>(src), spitch, width, height};
+  p.dstPtr = {dst, dpitch, width, height};
+  p.extent = {width, height, 1};
+  p.kind = cudaMemcpyKind(kind);
+  return p;
+}
+
+void copy_3d(const cudaMemcpy3DParms& p) {
+  if (p.srcArray || p.dstArray) return copy_3d_array(p);
+  copy_box(at(p.dstPtr, p.dstPos), {p.dstPtr.pitch, p.dstPtr.ysize}, at(p.srcPtr, p.srcPos),
+           {p.srcPtr.pitch, p.srcPtr.ysize}, p.extent.width, p.extent.height, p.extent.depth, p.kind);
+}
+
+cudaMemcpy3DParms to_symbol(const void* symbol, const void* src, size_t count, size_t offset, int kind) {
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+    throw CudaError{cudaErrorInvalidMemcpyDirection, "a copy to a symbol copies to the device"};
+  if (kind == cudaMemcpyDefault) kind = is_device(src) ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
+  return linear_copy(symbol_range(symbol, count, offset), count, src, count, count, 1, kind);
+}
+
+cudaMemcpy3DParms from_symbol(void* dst, const void* symbol, size_t count, size_t offset, int kind) {
+  if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+    throw CudaError{cudaErrorInvalidMemcpyDirection, "a copy from a symbol copies from the device"};
+  if (kind == cudaMemcpyDefault) kind = is_device(dst) ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
+  return linear_copy(dst, count, symbol_range(symbol, count, offset), count, count, 1, kind);
+}
+
+void memset_2d(const cudaMemsetParams& p) {
+  fill_box(p.dst, {p.pitch, p.height}, p.value, p.elementSize, p.width, p.height, 1);
+}
+
+}  // namespace gpumux::cudart
+
 extern "C" {
 
 cudaError_t cudaMalloc(void** devPtr, size_t size) {
   return rt().call("cudaMalloc", [&] {
+    Captures::get().check_unsafe_call();
     null_check(devPtr, "result pointer");
     *devPtr = reinterpret_cast<void*>(rt().session().malloc(size ? size : 1));
   });
@@ -142,6 +201,7 @@ cudaError_t cudaMalloc(void** devPtr, size_t size) {
 
 cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
   return rt().call("cudaMallocPitch", [&] {
+    Captures::get().check_unsafe_call();
     null_check(devPtr, "result pointer");
     null_check(pitch, "pitch pointer");
     constexpr size_t kPitchAlignment = 512;  // cudaDeviceProp::texturePitchAlignment rounded like CUDA does
@@ -152,6 +212,7 @@ cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t h
 
 cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
   return rt().call("cudaMallocManaged", [&] {
+    Captures::get().check_unsafe_call();
     null_check(devPtr, "result pointer");
     DevPtr p = rt().session().malloc(size ? size : 1);
     rt().managed().add(p, size ? size : 1);
@@ -161,7 +222,9 @@ cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
 
 cudaError_t cudaFree(void* devPtr) {
   return rt().call("cudaFree", [&] {
+    Captures::get().check_unsafe_call();
     if (!devPtr) return;  // cudaFree(0): a common way to initialize the runtime
+    if (gpumux::cudart::is_graph_allocation(devPtr)) return;  // its graph frees it
     rt().managed().remove(addr(devPtr));
     rt().session().free(addr(devPtr));
   });
@@ -237,31 +300,48 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const vo
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, int kind) {
-  return rt().device_call("cudaMemcpy", [&] { copy_rows(dst, count, src, count, count, 1, kind); });
+  return rt().device_call("cudaMemcpy", [&] {
+    Captures::get().check_unsafe_call();
+    copy_rows(dst, count, src, count, count, 1, kind);
+  });
 }
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, int kind, cudaStream_t) {
-  return rt().device_call("cudaMemcpyAsync", [&] { copy_rows(dst, count, src, count, count, 1, kind); });
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, int kind, cudaStream_t stream) {
+  return rt().device_call("cudaMemcpyAsync",
+                          [&] { copy_in_stream(linear_copy(dst, count, src, count, count, 1, kind), stream); });
 }
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                          int kind) {
-  return rt().device_call("cudaMemcpy2D", [&] { copy_rows(dst, dpitch, src, spitch, width, height, kind); });
+  return rt().device_call("cudaMemcpy2D", [&] {
+    Captures::get().check_unsafe_call();
+    copy_rows(dst, dpitch, src, spitch, width, height, kind);
+  });
 }
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
-                              size_t height, int kind, cudaStream_t) {
-  return rt().device_call("cudaMemcpy2DAsync", [&] { copy_rows(dst, dpitch, src, spitch, width, height, kind); });
+                              size_t height, int kind, cudaStream_t stream) {
+  return rt().device_call("cudaMemcpy2DAsync", [&] {
+    copy_in_stream(linear_copy(dst, dpitch, src, spitch, width, height, kind), stream);
+  });
 }
 
 cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
-  return rt().device_call("cudaMemset", [&] { fill_rows(devPtr, count, value, count, 1); });
+  return rt().device_call("cudaMemset", [&] {
+    Captures::get().check_unsafe_call();
+    fill_rows(devPtr, count, value, count, 1);
+  });
 }
-cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t) {
-  return rt().device_call("cudaMemsetAsync", [&] { fill_rows(devPtr, count, value, count, 1); });
+cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
+  return rt().device_call("cudaMemsetAsync", [&] { fill_in_stream(devPtr, count, value, count, 1, stream); });
 }
 cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
-  return rt().device_call("cudaMemset2D", [&] { fill_rows(devPtr, pitch, value, width, height); });
+  return rt().device_call("cudaMemset2D", [&] {
+    Captures::get().check_unsafe_call();
+    fill_rows(devPtr, pitch, value, width, height);
+  });
 }
-cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t) {
-  return rt().device_call("cudaMemset2DAsync", [&] { fill_rows(devPtr, pitch, value, width, height); });
+cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t stream) {
+  return rt().device_call("cudaMemset2DAsync",
+                          [&] { fill_in_stream(devPtr, pitch, value, width, height, stream); });
 }
 
 cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent) {
@@ -275,44 +355,56 @@ cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent) {
   });
 }
 cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
-  return rt().device_call("cudaMemcpy3D", [&] { copy_3d(p); });
+  return rt().device_call("cudaMemcpy3D", [&] {
+    null_check(p, "parameters");
+    Captures::get().check_unsafe_call();
+    gpumux::cudart::copy_3d(*p);
+  });
 }
-cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t) {
-  return rt().device_call("cudaMemcpy3DAsync", [&] { copy_3d(p); });
+cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream) {
+  return rt().device_call("cudaMemcpy3DAsync", [&] {
+    null_check(p, "parameters");
+    copy_in_stream(*p, stream);
+  });
 }
 cudaError_t cudaMemset3D(cudaPitchedPtr p, int value, cudaExtent extent) {
-  return rt().device_call("cudaMemset3D",
-                          [&] { fill_box(p.ptr, {p.pitch, p.ysize}, value, extent.width, extent.height, extent.depth); });
+  return rt().device_call("cudaMemset3D", [&] {
+    Captures::get().check_unsafe_call();
+    fill_box(p.ptr, {p.pitch, p.ysize}, unsigned(value), 1, extent.width, extent.height, extent.depth);
+  });
 }
-cudaError_t cudaMemset3DAsync(cudaPitchedPtr p, int value, cudaExtent extent, cudaStream_t) {
-  return cudaMemset3D(p, value, extent);
+// In a capturing stream: one memset node per slice.
+cudaError_t cudaMemset3DAsync(cudaPitchedPtr p, int value, cudaExtent extent, cudaStream_t stream) {
+  return rt().device_call("cudaMemset3DAsync", [&] {
+    if (Captures::get().info(stream).status == cudaStreamCaptureStatusNone)
+      return fill_box(p.ptr, {p.pitch, p.ysize}, unsigned(value), 1, extent.width, extent.height, extent.depth);
+    for (size_t z = 0; z < extent.depth; ++z)
+      fill_in_stream(static_cast<uint8_t*>(p.ptr) + z * p.pitch * p.ysize, p.pitch, value, extent.width,
+                     extent.height, stream);
+  });
 }
 
 cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, int kind) {
   return rt().device_call("cudaMemcpyToSymbol", [&] {
-    if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
-      throw CudaError{cudaErrorInvalidMemcpyDirection, "cudaMemcpyToSymbol copies to the device"};
-    copy_rows(symbol_range(symbol, count, offset), count, src, count, count, 1,
-              kind == cudaMemcpyDefault ? (is_device(src) ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
-                                        : kind);
+    Captures::get().check_unsafe_call();
+    gpumux::cudart::copy_3d(to_symbol(symbol, src, count, offset, kind));
   });
 }
 cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset, int kind,
-                                    cudaStream_t) {
-  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+                                    cudaStream_t stream) {
+  return rt().device_call("cudaMemcpyToSymbolAsync",
+                          [&] { copy_in_stream(to_symbol(symbol, src, count, offset, kind), stream); });
 }
 cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, int kind) {
   return rt().device_call("cudaMemcpyFromSymbol", [&] {
-    if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
-      throw CudaError{cudaErrorInvalidMemcpyDirection, "cudaMemcpyFromSymbol copies from the device"};
-    copy_rows(dst, count, symbol_range(symbol, count, offset), count, count, 1,
-              kind == cudaMemcpyDefault ? (is_device(dst) ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
-                                        : kind);
+    Captures::get().check_unsafe_call();
+    gpumux::cudart::copy_3d(from_symbol(dst, symbol, count, offset, kind));
   });
 }
 cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset, int kind,
-                                      cudaStream_t) {
-  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+                                      cudaStream_t stream) {
+  return rt().device_call("cudaMemcpyFromSymbolAsync",
+                          [&] { copy_in_stream(from_symbol(dst, symbol, count, offset, kind), stream); });
 }
 
 cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol) {

@@ -1,5 +1,7 @@
 #include "gpumux/cudart/error_names.h"
 
+#include "gpumux/cudart/graph_abi.h"
+
 namespace gpumux::cudart {
 
 namespace {
@@ -31,6 +33,7 @@ constexpr ErrorText kErrors[] = {
     GPUMUX_ERROR(cudaErrorUnsupportedLimit, "limit is not supported on this architecture"),
     GPUMUX_ERROR(cudaErrorInvalidPtx, "a PTX JIT compilation failed"),
     GPUMUX_ERROR(cudaErrorInvalidResourceHandle, "invalid resource handle"),
+    GPUMUX_ERROR(cudaErrorIllegalState, "the operation cannot be performed in the present state"),
     GPUMUX_ERROR(cudaErrorSymbolNotFound, "named symbol not found"),
     GPUMUX_ERROR(cudaErrorNotReady, "device not ready"),
     GPUMUX_ERROR(cudaErrorIllegalAddress, "an illegal memory access was encountered"),
@@ -42,6 +45,20 @@ constexpr ErrorText kErrors[] = {
     GPUMUX_ERROR(cudaErrorLaunchFailure, "unspecified launch failure"),
     GPUMUX_ERROR(cudaErrorCooperativeLaunchTooLarge, "too many blocks in cooperative launch"),
     GPUMUX_ERROR(cudaErrorNotSupported, "operation not supported"),
+    GPUMUX_ERROR(cudaErrorStreamCaptureUnsupported, "operation not permitted when stream is capturing"),
+    GPUMUX_ERROR(cudaErrorStreamCaptureInvalidated, "operation failed due to a previous error during capture"),
+    GPUMUX_ERROR(cudaErrorStreamCaptureMerge, "operation would result in a merge of separate capture sequences"),
+    GPUMUX_ERROR(cudaErrorStreamCaptureUnmatched, "capture was not ended in the same stream as it began"),
+    GPUMUX_ERROR(cudaErrorStreamCaptureUnjoined, "capturing stream has unjoined work"),
+    GPUMUX_ERROR(cudaErrorStreamCaptureIsolation,
+                 "dependency created on uncaptured work in another stream"),
+    GPUMUX_ERROR(cudaErrorStreamCaptureImplicit,
+                 "operation would make the legacy stream depend on a capturing blocking stream"),
+    GPUMUX_ERROR(cudaErrorCapturedEvent, "operation not permitted on an event last recorded in a capturing stream"),
+    GPUMUX_ERROR(cudaErrorStreamCaptureWrongThread,
+                 "attempt to terminate a thread-local capture sequence from another thread"),
+    GPUMUX_ERROR(cudaErrorGraphExecUpdateFailure, "the graph update was not performed because it included changes "
+                                                  "which violated constraints specific to instantiated graph update"),
     GPUMUX_ERROR(cudaErrorUnknown, "unknown error"),
 };
 #undef GPUMUX_ERROR

@@ -93,11 +93,11 @@ class LocalSession final : public Session {
   void fill(runtime::DevPtr dst, uint8_t value, uint64_t n) override { ctx_->memory().fill(dst, value, n); }
   void transfer(runtime::Transfer t, uint64_t bytes) override { device_->backend().transfer(*ctx_, t, bytes); }
   void launch(uint32_t, const runtime::Kernel& k, runtime::Dim3 grid, runtime::Dim3 block, uint64_t smem,
-              runtime::Stream s, const runtime::KernelArgs& args, bool cooperative) override {
+              runtime::Stream s, const runtime::KernelArgs& args, bool cooperative, runtime::LaunchPath path) override {
     if (cooperative)
-      ctx_->launch_cooperative(k, grid, block, smem, s, args);
+      ctx_->launch_cooperative(k, grid, block, smem, s, args, path);
     else
-      ctx_->launch(k, grid, block, smem, s, args);
+      ctx_->launch(k, grid, block, smem, s, args, path);
   }
   runtime::Stream create_stream(int priority) override { return ctx_->create_stream(priority); }
   runtime::Event create_event() override { return ctx_->create_event(); }

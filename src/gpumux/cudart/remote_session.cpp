@@ -93,10 +93,12 @@ class RemoteSession final : public Session {
   void fill(runtime::DevPtr dst, uint8_t value, uint64_t n) override { call(Op::Fill, Writer().u64(dst).u32(value).u64(n)); }
   void transfer(runtime::Transfer t, uint64_t bytes) override { call(Op::Transfer, Writer().u32(uint32_t(t)).u64(bytes)); }
   void launch(uint32_t module, const runtime::Kernel& k, runtime::Dim3 grid, runtime::Dim3 block, uint64_t smem,
-              runtime::Stream s, const runtime::KernelArgs& args, bool cooperative) override {
+              runtime::Stream s, const runtime::KernelArgs& args, bool cooperative, runtime::LaunchPath path) override {
     Writer w;
     w.u32(module).str(k.name()).u32(grid.x).u32(grid.y).u32(grid.z).u32(block.x).u32(block.y).u32(block.z);
-    w.u64(smem).u32(s.id).u32(cooperative ? serve::kLaunchCooperative : 0).u32(uint32_t(args.args().size()));
+    uint32_t flags = (cooperative ? serve::kLaunchCooperative : 0) |
+                     (path == runtime::LaunchPath::GraphNode ? serve::kLaunchGraphNode : 0);
+    w.u64(smem).u32(s.id).u32(flags).u32(uint32_t(args.args().size()));
     for (const auto& a : args.args()) w.bytes(a.bytes.data(), a.bytes.size());
     call(Op::Launch, w);
   }

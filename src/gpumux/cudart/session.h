@@ -48,9 +48,11 @@ class Session {
   virtual void fill(runtime::DevPtr dst, uint8_t value, uint64_t n) = 0;
   virtual void transfer(runtime::Transfer t, uint64_t bytes) = 0;
 
-  // `k` is a kernel of module `module`'s meta; `cooperative`: runtime::Context::launch_cooperative.
+  // `k` is a kernel of module `module`'s meta; `cooperative`: runtime::Context::launch_cooperative;
+  // `path`: a stream launch or a graph's kernel node (runtime::LaunchPath, its launch overhead).
   virtual void launch(uint32_t module, const runtime::Kernel& k, runtime::Dim3 grid, runtime::Dim3 block,
-                      uint64_t smem, runtime::Stream s, const runtime::KernelArgs& args, bool cooperative) = 0;
+                      uint64_t smem, runtime::Stream s, const runtime::KernelArgs& args, bool cooperative,
+                      runtime::LaunchPath path) = 0;
   virtual runtime::Stream create_stream(int priority) = 0;
   virtual runtime::Event create_event() = 0;
   virtual void record(runtime::Event e, runtime::Stream s) = 0;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/core/error.h"
+#include "gpumux/cudart/capture.h"
 #include "gpumux/cudart/fatbin.h"
 #include "gpumux/exec/loaded_module.h"
 #include "gpumux/ptx/ir.h"
@@ -119,7 +120,8 @@ void** Runtime::register_fatbin(const void* wrapper) {
 
 void Runtime::register_function(void** handle, const void* host_fn, const char* name) {
   std::lock_guard lock(mutex_);
-  kernels_[host_fn] = std::make_unique<KernelEntry>(KernelEntry{reinterpret_cast<RegisteredModule*>(handle), name, -1});
+  kernels_[host_fn] =
+      std::make_unique<KernelEntry>(KernelEntry{reinterpret_cast<RegisteredModule*>(handle), host_fn, name, -1});
 }
 
 void Runtime::register_variable(void** handle, const void* host_var, const char* name, uint64_t size,
@@ -204,8 +206,8 @@ std::optional<Runtime::LaunchConfig> Runtime::pop_config() {
   return c;
 }
 
-void Runtime::launch(KernelEntry& ke, dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t s,
-                     bool cooperative) {
+KernelParams Runtime::kernel_params(KernelEntry& ke, dim3 grid, dim3 block, void** args, size_t smem,
+                                    bool cooperative) {
   runtime::Kernel k = loaded_kernel(ke);
   const runtime::DeviceLimits& lim = limits();
   uint64_t threads = uint64_t(block.x) * block.y * block.z;
@@ -223,16 +225,30 @@ void Runtime::launch(KernelEntry& ke, dim3 grid, dim3 block, void** args, size_t
                       fmt::format("cooperative {}: at most {} blocks ({} per SM x {} SMs) are resident at once",
                                   shape(), fit, per_sm, config().gpu.num_sms)};
   }
-  runtime::KernelArgs a;
+  KernelParams p{&ke, ke.host_fn, ke.name, grid, block, unsigned(smem), cooperative, {}, {}};
   const ptx::Function& fn = k.function();
   for (size_t i = 0; i < fn.params.size(); ++i) {
     if (!args || !args[i])
       throw CudaError{cudaErrorInvalidValue, fmt::format("{}: argument {} is null", shape(), i)};
-    a.add_bytes(args[i], fn.params[i].size);
+    const auto* bytes = static_cast<const uint8_t*>(args[i]);
+    p.args.emplace_back(bytes, bytes + fn.params[i].size);
   }
+  return p;
+}
+
+void Runtime::launch(KernelEntry& ke, dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t s,
+                     bool cooperative) {
+  KernelParams p = kernel_params(ke, grid, block, args, smem, cooperative);
+  if (!Captures::get().capture(s, cudaGraphNodeTypeKernel, p)) launch(p, s, runtime::LaunchPath::Stream);
+}
+
+void Runtime::launch(const KernelParams& p, cudaStream_t s, runtime::LaunchPath path) {
+  runtime::Kernel k = loaded_kernel(*p.kernel);
+  runtime::KernelArgs a;
+  for (const auto& arg : p.args) a.add_bytes(arg.data(), arg.size());
   try {
-    session_->launch(ke.module->id, k, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, smem, stream_of(s), a,
-                     cooperative);
+    session_->launch(p.kernel->module->id, k, {p.grid.x, p.grid.y, p.grid.z}, {p.block.x, p.block.y, p.block.z},
+                     p.smem, stream_of(s), a, p.cooperative, path);
   } catch (const ApiError& e) {
     throw CudaError{cudaErrorLaunchOutOfResources, e.what()};
   }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpumux/cudart/cuda_abi.h"
+#include "gpumux/cudart/graph.h"
 #include "gpumux/cudart/managed.h"
 #include "gpumux/cudart/session.h"
 #include "gpumux/runtime/runtime.h"
@@ -38,6 +39,7 @@ inline constexpr uint64_t kReportedGlobalMemory = uint64_t(4) << 30;
 // A __global__ function registered by its host stub (the cudaKernel_t handle).
 struct KernelEntry {
   RegisteredModule* module;
+  const void* host_fn;                // the host stub (cudaKernelNodeParams::func)
   std::string name;                   // mangled device name
   int max_dynamic_smem = -1;          // cudaFuncAttributeMaxDynamicSharedMemorySize; -1: unset
 };
@@ -107,10 +109,14 @@ class Runtime {
   void push_config(const LaunchConfig& c);
   std::optional<LaunchConfig> pop_config();
 
+  // A launch checked (CudaError for a bad shape) with a copy of its arguments.
   // `cooperative` (cudaLaunchCooperativeKernel): CudaError CooperativeLaunchTooLarge
   // unless the grid fits the GPU at once, by blocks_per_sm().
+  KernelParams kernel_params(KernelEntry& k, dim3 grid, dim3 block, void** args, size_t smem, bool cooperative);
+  // A launch in `stream`, or a kernel node if the stream captures (capture.h).
   void launch(KernelEntry& k, dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t stream,
               bool cooperative);
+  void launch(const KernelParams& p, cudaStream_t stream, runtime::LaunchPath path);
   // TBs of `k` with `block_threads` threads and `dyn_smem` bytes that fit one
   // SM at once (the occupancy calculator); CudaError InvalidValue unless block_threads > 0.
   int blocks_per_sm(const runtime::Kernel& k, int block_threads, size_t dyn_smem) const;
@@ -136,5 +142,15 @@ class Runtime {
 
 // cudaMemcpy3D with a CUDA array on one side (api_texture.cpp).
 void copy_3d_array(const cudaMemcpy3DParms& p);
+// The copy and memset of the Async entry points and of graph nodes (api_memory.cpp).
+void copy_3d(const cudaMemcpy3DParms& p);
+// A copy of `height` rows of `width` bytes between pitched linear memory.
+cudaMemcpy3DParms linear_copy(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                              int kind);
+void memset_2d(const cudaMemsetParams& p);
+// A copy to or from `count` bytes at `offset` of a registered device variable
+// (CudaError for a bad direction or range).
+cudaMemcpy3DParms to_symbol(const void* symbol, const void* src, size_t count, size_t offset, int kind);
+cudaMemcpy3DParms from_symbol(void* dst, const void* symbol, size_t count, size_t offset, int kind);
 
 }  // namespace gpumux::cudart

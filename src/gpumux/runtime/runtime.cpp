@@ -242,20 +242,20 @@ double Context::event_elapsed_ms(Event start, Event end) {
 }
 
 void Context::launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, Stream s,
-                     const KernelArgs& args) {
-  launch_grid(k, grid, block, dyn_smem, s, args, false);
+                     const KernelArgs& args, LaunchPath path) {
+  launch_grid(k, grid, block, dyn_smem, s, args, false, path);
 }
 
 void Context::launch_cooperative(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, Stream s,
-                                 const KernelArgs& args) {
-  launch_grid(k, grid, block, dyn_smem, s, args, true);
+                                 const KernelArgs& args, LaunchPath path) {
+  launch_grid(k, grid, block, dyn_smem, s, args, true, path);
 }
 
 void Context::launch_grid(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, Stream s,
-                          const KernelArgs& args, bool cooperative) {
+                          const KernelArgs& args, bool cooperative, LaunchPath path) {
   cpu_gap();
   check_launch(k, grid, block, dyn_smem, "launch");
-  LaunchBackend::Launch l{this, &k, grid, block, dyn_smem, s, {}};
+  LaunchBackend::Launch l{this, &k, grid, block, dyn_smem, s, {}, 0, path};
   try {
     l.params = pack_arguments(k.function(), args);
   } catch (const ApiError& e) {

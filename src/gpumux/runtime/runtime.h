@@ -142,6 +142,10 @@ struct Stream {
 struct Event {
   uint32_t id = 0;
 };
+// How a host launch reaches the GPU, for its launch overhead: a kernel launch
+// in a stream, or a kernel node of a CUDA graph launch after the graph's first
+// kernel (frontend.graph_launch_latency).
+enum class LaunchPath : uint8_t { Stream, GraphNode };
 
 // Watches a run from outside the model: host-to-device copies and the
 // dynamic instruction stream of every launch (the Accel-Sim trace exporter
@@ -268,7 +272,7 @@ class Context {
   // Launch. Illegal launches (zero grid, >1024 threads, too much shared memory,
   // argument count/size mismatch) throw ApiError. Device faults throw DeviceFault.
   void launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, Stream s,
-              const KernelArgs& args);
+              const KernelArgs& args, LaunchPath path = LaunchPath::Stream);
   template <class... A>
     requires(std::is_trivially_copyable_v<A> && ...)
   void launch(const Kernel& k, Dim3 grid, Dim3 block, const A&... a) {
@@ -282,7 +286,7 @@ class Context {
   // freed when the context's work has drained. ApiError as launch(), and when
   // the grid cannot be co-resident or the backend cannot run its TBs concurrently.
   void launch_cooperative(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, Stream s,
-                          const KernelArgs& args);
+                          const KernelArgs& args, LaunchPath path = LaunchPath::Stream);
 
   // Event kernels (events.h, docs/edge.md). register_event checks the launch
   // shape as launch() does and allocates the submission and completion
@@ -340,7 +344,7 @@ class Context {
   // Checks a launch's shape and arguments (ApiError); `what` names the call in messages.
   void check_launch(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, const char* what);
   void launch_grid(const Kernel& k, Dim3 grid, Dim3 block, uint64_t dyn_smem, Stream s, const KernelArgs& args,
-                   bool cooperative);
+                   bool cooperative, LaunchPath path);
   std::vector<DevPtr> grid_syncs_;  // workspaces of the cooperative launches since the last drain
 };
 
@@ -360,6 +364,7 @@ class LaunchBackend {
     Stream stream;
     std::vector<uint8_t> params;  // packed parameter buffer
     DevPtr grid_sync = 0;         // a cooperative launch's grid-barrier workspace; 0 otherwise
+    LaunchPath path = LaunchPath::Stream;
   };
   // A cooperative launch (grid_sync set) must have all its TBs resident at
   // once: a backend that cannot give it that throws ApiError.

@@ -145,7 +145,10 @@ void ClientSession::handle(Op op, Reader& in, Writer& out) {
       uint64_t smem = in.u64("dynamic shared bytes");
       runtime::Stream s = stream(in.u32("stream"));
       uint32_t flags = in.u32("launch flags");
-      if (flags & ~kLaunchCooperative) throw ProtocolError(fmt::format("unknown launch flags {:#x}", flags));
+      if (flags & ~(kLaunchCooperative | kLaunchGraphNode))
+        throw ProtocolError(fmt::format("unknown launch flags {:#x}", flags));
+      runtime::LaunchPath path =
+          flags & kLaunchGraphNode ? runtime::LaunchPath::GraphNode : runtime::LaunchPath::Stream;
       uint32_t n = in.u32("argument count");
       runtime::KernelArgs args;
       for (uint32_t i = 0; i < n; ++i) {
@@ -154,9 +157,9 @@ void ClientSession::handle(Op op, Reader& in, Writer& out) {
       }
       in.end("Launch");
       if (flags & kLaunchCooperative)
-        ctx.launch_cooperative(module(m).kernel(kernel), grid, block, smem, s, args);
+        ctx.launch_cooperative(module(m).kernel(kernel), grid, block, smem, s, args, path);
       else
-        ctx.launch(module(m).kernel(kernel), grid, block, smem, s, args);
+        ctx.launch(module(m).kernel(kernel), grid, block, smem, s, args, path);
       return;
     }
     case Op::CreateStream: {

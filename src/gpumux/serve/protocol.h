@@ -60,6 +60,7 @@ enum class Op : uint32_t {
 inline constexpr uint32_t kLastOp = uint32_t(Op::DestroySurface);
 // Flags of a Launch; other bits are a ProtocolError.
 inline constexpr uint32_t kLaunchCooperative = 1;  // runtime::Context::launch_cooperative
+inline constexpr uint32_t kLaunchGraphNode = 2;    // runtime::LaunchPath::GraphNode
 const char* op_name(Op op);
 
 // Reply statuses: what the request raised on the server.

@@ -24,7 +24,9 @@ const sm::ModuleTiming& TimingBackend::timing_of(const runtime::Context& ctx, co
 void TimingBackend::launch(Launch& l) {
   throw_if_faulted(*l.ctx);
   auto k = make_kernel(l);
-  launches_[l.ctx].push_back(gpu_.dispatcher().enqueue(std::move(k), l.stream.id, l.kernel->name()));
+  std::optional<Cycle> latency;
+  if (l.path == runtime::LaunchPath::GraphNode) latency = gpu_.config().frontend.graph_launch_latency;
+  launches_[l.ctx].push_back(gpu_.dispatcher().enqueue(std::move(k), l.stream.id, l.kernel->name(), latency));
 }
 
 std::string TimingBackend::launch_from_device(Launch& l, const exec::DeviceLaunchRequest& r) {

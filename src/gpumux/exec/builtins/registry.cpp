@@ -17,6 +17,7 @@ constexpr std::array kBuiltins = {
     // Device-side launch (device_launch.cpp): (kernel, grid, block, shmem) -> buffer; (buffer, stream) -> error
     Builtin{"__cudaCDP2GetParameterBufferV2", &get_parameter_buffer_builtin, 4, true},
     Builtin{"__cudaCDP2LaunchDeviceV2", &launch_device_builtin, 2, true},
+    Builtin{"cudaGraphSetConditional", &set_conditional_builtin, 2, false},  // (handle, value), cudart/graph.h
 };
 
 }  // namespace
