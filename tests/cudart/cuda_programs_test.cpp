@@ -41,6 +41,7 @@ class CudaPrograms : public ::testing::Test {
         {"thrust_sort", "thrust_sort", "-arch=compute_80"},
         {"cub_algorithms", "cub_algorithms", "-arch=compute_80"},
         {"matrix_vector", "matrix_vector", "-arch=compute_80"},
+        {"launch_ex", "launch_ex", "-arch=compute_80"},
         {"texture_objects", "texture_objects", "-arch=compute_80"},
         {"cooperative_launch", "cooperative_launch", "-arch=compute_80"},
         {"cooperative_launch_per_thread", "cooperative_launch", "-arch=compute_80 --default-stream per-thread"},
@@ -90,6 +91,7 @@ TEST_F(CudaPrograms, ErrorPathsReportTheCudaErrorsOfARealGpu) { expect_pass("err
 // encode on several types, with temporary storage freed before the kernels run.
 TEST_F(CudaPrograms, ThrustAndCubAlgorithmsMatchTheCpu) { expect_pass("cub_algorithms"); }
 TEST_F(CudaPrograms, PolybenchStyleMatrixVectorKernelsWithinItsThreshold) { expect_pass("matrix_vector"); }
+TEST_F(CudaPrograms, LaunchKernelExWithAttributesAndKernelLookups) { expect_pass("launch_ex"); }
 
 // Relocatable device code: the PTX comes from the linked object's fat binary.
 TEST_F(CudaPrograms, DynamicParallelismWithRelocatableDeviceCode) {
