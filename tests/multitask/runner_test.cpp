@@ -297,6 +297,31 @@ TEST(MultiAppRun, UserProgramWritesItsOutputBuffers) {
   std::filesystem::remove_all(out);
 }
 
+// In-process twin of the served late-arrival test (tests/cudart): an app
+// arrives while another's 16 MB copy runs, under ppq with context switch. The
+// copy is progress and the arrival a wait: every app passes, the late one
+// starting at its arrival cycle during the copy.
+TEST(MultiAppRun, LateArrivalDuringALongCopyUnderPpqWithContextSwitch) {
+  WorkloadFile w = parse_workload("[policy]\nname = \"ppq\"\npreemption = \"switch\"\n"
+                                  "[[app]]\nname = \"saxpy\"\nptx = \"kernels/saxpy.ptx\"\n"
+                                  "[[app.buffer]]\nname = \"big\"\nbytes = 16777216\ninit = \"random\"\n"
+                                  "[[app.buffer]]\nname = \"x\"\nbytes = 4096\ninit = \"iota_f32\"\n"
+                                  "[[app.buffer]]\nname = \"y\"\nbytes = 4096\ninit = \"zero\"\n"
+                                  "[[app.launch]]\nkernel = \"saxpy\"\ngrid = [4]\nblock = [256]\n"
+                                  "args = [\"buf:x\", \"buf:y\", \"u32:1024\", \"f32:2.0\"]\n"
+                                  "[[app]]\nbenchmark = \"spmv\"\nsize = \"tiny\"\npriority = 1\n"
+                                  "[[app]]\nbenchmark = \"stencil\"\nsize = \"tiny\"\narrival_cycle = 200000\n",
+                                  "w.toml", std::string(GPUMUX_SOURCE_DIR) + "/configs/workloads");
+  RunResult r = run_workload(w, no_baselines());
+  expect_all_passed(r);
+  EXPECT_EQ(r.apps[2].runs.at(0).start, 200000u);
+  const Tick arrival = 177'619'894;  // core cycle 200000 of the GTX980 (1126 MHz)
+  ASSERT_FALSE(r.copies.empty());
+  EXPECT_EQ(r.copies[0].bytes, 16777216u);
+  EXPECT_LT(r.copies[0].started, arrival);
+  EXPECT_GT(r.copies[0].finished, arrival);
+}
+
 // An app whose isolated run faults: the shared run is still reported, that
 // app's baseline and every metric are marked unavailable.
 TEST(MultiAppRun, AFaultingBaselineLeavesTheSharedRunReported) {

@@ -120,9 +120,14 @@ Engine::Domain* Engine::next_domain() {
 bool Engine::step() {
   Domain* d = next_domain();
   if (!d) return false;
-  // When nothing is busy every cycle, every component sleeps on a timer:
-  // time passing then is waiting, not a stall.
-  bool all_sleeping = std::none_of(domains_.begin(), domains_.end(), [](const Domain& x) { return x.any_due; });
+  // A domain is busy when a component is due at its very next edge, none of
+  // its edges skipped (prev_tick <= now_). A component due at a far cycle
+  // (woken for a later tick while its domain was idle: a copy's end, a
+  // program's arrival) makes its domain skip edges: that is a wait. When no
+  // domain is busy, every component sleeps on a timer: time passing then is
+  // waiting, not a stall.
+  bool all_sleeping = std::none_of(domains_.begin(), domains_.end(),
+                                   [&](const Domain& x) { return x.any_due && x.prev_tick <= now_; });
   process(*d);
   if (all_sleeping) {
     last_progress_ = now_;

@@ -12,7 +12,9 @@
 //
 // The watchdog stops a run in which components keep ticking but none reports
 // progress (note_progress()) for a configured number of cycles; the error
-// lists what every component waits for (describe_wait()).
+// lists what every component waits for (describe_wait()). Time the engine
+// jumps over (every component asleep until a later cycle: a long copy, a
+// program that arrives later) is waiting, not a stall.
 #pragma once
 
 #include <cstdint>
