@@ -129,6 +129,7 @@ bool Engine::step() {
   bool all_sleeping = std::none_of(domains_.begin(), domains_.end(),
                                    [&](const Domain& x) { return x.any_due && x.prev_tick <= now_; });
   process(*d);
+  if (edge_observer_ && edges_ % observer_every_ == 0) edge_observer_();
   if (all_sleeping) {
     last_progress_ = now_;
   } else if (watchdog_ticks_ && now_ - last_progress_ > watchdog_ticks_) {
@@ -159,6 +160,11 @@ bool Engine::idle() const {
 void Engine::set_watchdog(DomainId reference, Cycle cycles) {
   watchdog_ticks_ = cycles ? clock(reference).tick_of(cycles) : 0;
   last_progress_ = now_;
+}
+
+void Engine::set_edge_observer(std::function<void()> observer, uint64_t every_edges) {
+  edge_observer_ = std::move(observer);
+  observer_every_ = std::max<uint64_t>(every_edges, 1);
 }
 
 std::string Engine::describe_waits() const {
