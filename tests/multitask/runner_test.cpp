@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "gpumux/core/error.h"
 #include "multitask/run_test_util.h"
@@ -273,6 +274,14 @@ TEST(MultiAppRun, UserProgramCpuStepsRunBeforeEachLaunch) {
 namespace gpumux::multitask {
 namespace {
 
+// The rest of a saxpy app (configs/workloads/kernels/saxpy.ptx): buffers x
+// (0, 1, 2, ...) and y (zeros) of 1024 floats, and one launch: y = 2x + y.
+const std::string kSaxpyOnXY =
+    "[[app.buffer]]\nname = \"x\"\nbytes = 4096\ninit = \"iota_f32\"\n"
+    "[[app.buffer]]\nname = \"y\"\nbytes = 4096\ninit = \"zero\"\n"
+    "[[app.launch]]\nkernel = \"saxpy\"\ngrid = [4]\nblock = [256]\n"
+    "args = [\"buf:x\", \"buf:y\", \"u32:1024\", \"f32:2.0\"]\n";
+
 // output_dir: each output buffer's bytes in <output_dir>/<buffer>.bin.
 // saxpy with x = 0, 1, 2, ... and y = 0 leaves y = 2x.
 TEST(MultiAppRun, UserProgramWritesItsOutputBuffers) {
@@ -280,10 +289,7 @@ TEST(MultiAppRun, UserProgramWritesItsOutputBuffers) {
   std::filesystem::remove_all(out);
   WorkloadFile w = parse_workload("[[app]]\nname = \"saxpy\"\nptx = \"kernels/saxpy.ptx\"\noutputs = [\"y\"]\n"
                                   "output_dir = \"" + out.string() + "\"\n"
-                                  "[[app.buffer]]\nname = \"x\"\nbytes = 4096\ninit = \"iota_f32\"\n"
-                                  "[[app.buffer]]\nname = \"y\"\nbytes = 4096\ninit = \"zero\"\n"
-                                  "[[app.launch]]\nkernel = \"saxpy\"\ngrid = [4]\nblock = [256]\n"
-                                  "args = [\"buf:x\", \"buf:y\", \"u32:1024\", \"f32:2.0\"]\n",
+                                  + kSaxpyOnXY,
                                   "w.toml", std::string(GPUMUX_SOURCE_DIR) + "/configs/workloads");
   RunResult r = run_workload(w, no_baselines());
   expect_all_passed(r);
@@ -305,10 +311,7 @@ TEST(MultiAppRun, LateArrivalDuringALongCopyUnderPpqWithContextSwitch) {
   WorkloadFile w = parse_workload("[policy]\nname = \"ppq\"\npreemption = \"switch\"\n"
                                   "[[app]]\nname = \"saxpy\"\nptx = \"kernels/saxpy.ptx\"\n"
                                   "[[app.buffer]]\nname = \"big\"\nbytes = 16777216\ninit = \"random\"\n"
-                                  "[[app.buffer]]\nname = \"x\"\nbytes = 4096\ninit = \"iota_f32\"\n"
-                                  "[[app.buffer]]\nname = \"y\"\nbytes = 4096\ninit = \"zero\"\n"
-                                  "[[app.launch]]\nkernel = \"saxpy\"\ngrid = [4]\nblock = [256]\n"
-                                  "args = [\"buf:x\", \"buf:y\", \"u32:1024\", \"f32:2.0\"]\n"
+                                  + kSaxpyOnXY +
                                   "[[app]]\nbenchmark = \"spmv\"\nsize = \"tiny\"\npriority = 1\n"
                                   "[[app]]\nbenchmark = \"stencil\"\nsize = \"tiny\"\narrival_cycle = 200000\n",
                                   "w.toml", std::string(GPUMUX_SOURCE_DIR) + "/configs/workloads");
