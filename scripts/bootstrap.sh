@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gpumux needs (only those missing) and builds it
 # in build/ (Release). Used by run-demo.sh, run-tests.sh and CI.
+#   scripts/bootstrap.sh            # every target: the tool, its CUDA runtime, the tests
+#   scripts/bootstrap.sh gpumux     # only the named targets (the demo needs the tool alone)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 packages=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev
@@ -20,4 +22,4 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-ninja -C "$root/build" -j"$(nproc)"
+ninja -C "$root/build" -j"$(nproc)" "$@"

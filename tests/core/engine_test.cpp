@@ -190,5 +190,41 @@ TEST(Engine, WatchdogQuietWhileProgressIsNotedOrEverythingSleeps) {
   EXPECT_EQ(napper.seen, (std::vector<Cycle>{0, 500, 1000}));
 }
 
+// A wake far ahead is a wait, not work: here a copy finishing at cycle 5000
+// and a program arriving at cycle 200, both woken while nothing ran (gpumux
+// serve with an arrival_cycle during a long copy once stopped at the arrival).
+TEST(Engine, WatchdogQuietWhenWakesLieFarAhead) {
+  Engine e;
+  DomainId core = e.add_domain("core", 1000.0);
+  e.set_watchdog(core, 50);
+  Fake copy(e, core, "copy", [&](Cycle) {
+    e.note_progress();
+    return kNever;
+  });
+  copy.wait = "copy running until cycle 5000";
+  Fake arrival(e, core, "arrival", [&](Cycle) {
+    e.stop();
+    return kNever;
+  });
+  copy.wake_at(e.clock(core).tick_of(5000));
+  arrival.wake_at(e.clock(core).tick_of(200));
+  EXPECT_NO_THROW(e.run());
+  EXPECT_EQ(arrival.seen, (std::vector<Cycle>{200}));
+  EXPECT_NO_THROW(e.run());
+  EXPECT_EQ(copy.seen, (std::vector<Cycle>{5000}));
+}
+
+// ...but a component that spins every cycle after such a wait still stops the run.
+TEST(Engine, WatchdogFiresOnSpinningAfterAFarWake) {
+  Engine e;
+  DomainId core = e.add_domain("core", 1000.0);
+  e.set_watchdog(core, 50);
+  Fake spinner(e, core, "spinner", [](Cycle c) { return c + 1; });
+  spinner.wake_at(e.clock(core).tick_of(1000));
+  EXPECT_THROW(e.run(), WatchdogError);
+  EXPECT_EQ(spinner.seen.front(), 1000u);
+  EXPECT_EQ(spinner.seen.back(), 1051u);
+}
+
 }  // namespace
 }  // namespace gpumux

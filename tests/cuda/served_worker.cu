@@ -2,11 +2,15 @@
 // iterative stencil whose inputs depend on its argument, with a declared CPU
 // phase between iterations. It checks its result against the CPU and prints
 // it with the simulated time its events measured.
-//   served_worker SEED [HANG]   (HANG: after the first iteration, wait to be killed)
+//   served_worker SEED [hang|big-copy]
+//     hang: after the first iteration, wait to be killed
+//     big-copy: first copy a 16 MB buffer to the device (a copy that keeps
+//     the copy engine busy for milliseconds of simulated time)
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "check.h"
@@ -25,7 +29,9 @@ __global__ void smooth(const float* in, float* out, int n, float w) {
 int main(int argc, char** argv) {
   CHECK(argc >= 2);
   const int seed = std::atoi(argv[1]), iterations = 3;
-  const bool hang = argc >= 3;
+  const bool hang = argc >= 3 && std::strcmp(argv[2], "hang") == 0;
+  const bool big_copy = argc >= 3 && std::strcmp(argv[2], "big-copy") == 0;
+  CHECK(argc < 3 || hang || big_copy);
   const int n = 1024 + 256 * seed;
   std::vector<float> h(n), ref(n), tmp(n);
   for (int i = 0; i < n; ++i) h[i] = ref[i] = float((i * 7 + seed * 13) % 31);
@@ -33,6 +39,16 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaMalloc(&a, n * sizeof(float)));
   CHECK_CUDA(cudaMalloc(&b, n * sizeof(float)));
   CHECK_CUDA(cudaMemcpy(a, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  if (big_copy) {
+    const size_t bytes = size_t(16) << 20;
+    std::vector<unsigned char> big(bytes, 7), back(16);
+    unsigned char* d;
+    CHECK_CUDA(cudaMalloc(&d, bytes));
+    CHECK_CUDA(cudaMemcpy(d, big.data(), bytes, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(back.data(), d + bytes - back.size(), back.size(), cudaMemcpyDeviceToHost));
+    for (unsigned char b : back) CHECK(b == 7);
+    CHECK_CUDA(cudaFree(d));
+  }
   cudaEvent_t start, stop;
   CHECK_CUDA(cudaEventCreate(&start));
   CHECK_CUDA(cudaEventCreate(&stop));

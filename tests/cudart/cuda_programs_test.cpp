@@ -145,6 +145,25 @@ TEST_F(CudaPrograms, TimelineShowsKernelsPerStreamAndCopies) {
     EXPECT_NE(trace.find(s), std::string::npos) << s;
 }
 
+// A progress line (redrawn with "\r", erased with ESC [K) only when stderr is
+// a terminal: a GPUMUX_PROGRESS inherited by a pipe is dropped; under a
+// pseudo-terminal (script) the line is drawn, here at every look at the clock
+// (thrust_sort: the test program that simulates longest).
+TEST_F(CudaPrograms, ProgressLineOnlyWhenStderrIsATerminal) {
+  const std::string run = fmt::format("GPUMUX_PROGRESS=0 {} exec -c gtx980 -- {}", GPUMUX_BINARY,
+                                      (kOut / "thrust_sort").string());
+  std::string out;
+  ASSERT_EQ(run_command(run, out), 0) << out;
+  EXPECT_EQ(out.find("core cycles), "), std::string::npos) << out;
+  EXPECT_EQ(out.find('\r'), std::string::npos) << out;
+  EXPECT_NE(out.find("gpumux: thrust_sort on gtx980"), std::string::npos) << out;  // the summary
+  if (run_command("command -v script", out) != 0) GTEST_SKIP() << "no script(1) for a pseudo-terminal";
+  ASSERT_EQ(run_command(fmt::format("script -qec '{}' /dev/null", run), out), 0) << out;
+  EXPECT_NE(out.find("\r\033[Kgpumux: "), std::string::npos) << out;
+  EXPECT_NE(out.find(" core cycles), "), std::string::npos) << out;
+  EXPECT_NE(out.find("\r\033[Kgpumux: thrust_sort on gtx980"), std::string::npos) << out;  // erased first
+}
+
 TEST_F(CudaPrograms, UncompressedFatBinary) {
   std::string out;
   EXPECT_EQ(exec("vector_add_uncompressed", "", out), 0) << out;

@@ -59,18 +59,23 @@ class ServedPrograms : public ::testing::Test {
     ASSERT_EQ(compile_log_.find("nvcc failed"), std::string::npos) << compile_log_;
   }
 
-  // Serves programs w1..wN (`program`, served_worker by default, with `args[i]`) under smk-even,
-  // started in the order `start_order` (indices), the server's socket created
-  // first; kill_app > 0: kills program w<kill_app> once it waits to be killed.
+  // Serves programs w1..wN (`program`, served_worker by default, with `args[i]`) under
+  // `policy` (the lines of [policy]), w<i+1>'s [[app]] table holding
+  // `app_settings[i]` if given, started in the order `start_order` (indices),
+  // the server's socket created first; kill_app > 0: kills program
+  // w<kill_app> once it waits to be killed.
   static ServeRun serve(const std::string& tag, const std::vector<std::string>& args,
                         const std::vector<size_t>& start_order, const std::string& options = "",
-                        size_t kill_app = 0, const std::string& program = "served_worker") {
+                        size_t kill_app = 0, const std::string& program = "served_worker",
+                        const std::string& policy = "name = \"smk-even\"",
+                        const std::vector<std::string>& app_settings = {}) {
     fs::path dir = kCudaOut / "serve" / tag;
     fs::remove_all(dir);
     fs::create_directories(dir);
     std::ofstream w(dir / "apps.toml");
-    w << "gpu = \"gtx980\"\n[policy]\nname = \"smk-even\"\n";
-    for (size_t i = 0; i < args.size(); ++i) w << fmt::format("[[app]]\nname = \"w{}\"\n", i + 1);
+    w << "gpu = \"gtx980\"\n[policy]\n" << policy << "\n";
+    for (size_t i = 0; i < args.size(); ++i)
+      w << fmt::format("[[app]]\nname = \"w{}\"\n{}\n", i + 1, i < app_settings.size() ? app_settings[i] : "");
     w.close();
     std::string script = fmt::format(
         "(cd {0} && {1} serve apps.toml -s {0}/s.sock --json run.json {2} > server.out 2> server.err; "
@@ -163,6 +168,26 @@ TEST_F(ServedPrograms, KilledProgramDetachesAndTheOthersFinish) {
   EXPECT_NE(killed.at("error").get<std::string>().find("detached"), std::string::npos) << killed;
   EXPECT_NE(r.server_log.find("w3 detached"), std::string::npos) << r.server_log;
   EXPECT_EQ(r.outputs[2].find("elements ok"), std::string::npos) << r.outputs[2];
+}
+
+// A program arriving late while another's 16 MB copy keeps the copy engine
+// busy for over a millisecond, under ppq with context switch: the long copy
+// is progress and the arrival a wait, so nothing is a stall (the watchdog once
+// stopped this run at the arrival, and every program failed). The late
+// program starts at its arrival cycle.
+TEST_F(ServedPrograms, LateArrivalDuringALongCopyUnderPpqWithContextSwitch) {
+  ServeRun r = serve("late-arrival", {"1 big-copy", "2", "3"}, {0, 1, 2}, "", 0, "served_worker",
+                     "name = \"ppq\"\npreemption = \"switch\"", {"", "priority = 1", "arrival_cycle = 200000"});
+  expect_all_passed(r, 3);
+  const nlohmann::json& late = r.json.at("apps")[2];
+  EXPECT_EQ(late.at("arrival_cycle"), 200000) << late;
+  EXPECT_EQ(late.at("runs")[0].at("start"), 200000) << late;
+  const uint64_t kArrivalPs = 177'619'894;  // core cycle 200000 of the GTX980 (1126 MHz)
+  bool long_copy = false;
+  for (const nlohmann::json& c : r.json.at("copies"))
+    long_copy |= c.at("app") == 0 && c.at("bytes") == 16u << 20 && c.at("started_ps") < kArrivalPs &&
+                 c.at("finished_ps") > kArrivalPs;
+  EXPECT_TRUE(long_copy) << r.json.at("copies");  // the arrival came while the copy was in flight
 }
 
 // A program whose own check fails exits 1: its application fails, with the status.

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "gpumux/core/error.h"
 #include "multitask/run_test_util.h"
@@ -273,6 +274,14 @@ TEST(MultiAppRun, UserProgramCpuStepsRunBeforeEachLaunch) {
 namespace gpumux::multitask {
 namespace {
 
+// The rest of a saxpy app (configs/workloads/kernels/saxpy.ptx): buffers x
+// (0, 1, 2, ...) and y (zeros) of 1024 floats, and one launch: y = 2x + y.
+const std::string kSaxpyOnXY =
+    "[[app.buffer]]\nname = \"x\"\nbytes = 4096\ninit = \"iota_f32\"\n"
+    "[[app.buffer]]\nname = \"y\"\nbytes = 4096\ninit = \"zero\"\n"
+    "[[app.launch]]\nkernel = \"saxpy\"\ngrid = [4]\nblock = [256]\n"
+    "args = [\"buf:x\", \"buf:y\", \"u32:1024\", \"f32:2.0\"]\n";
+
 // output_dir: each output buffer's bytes in <output_dir>/<buffer>.bin.
 // saxpy with x = 0, 1, 2, ... and y = 0 leaves y = 2x.
 TEST(MultiAppRun, UserProgramWritesItsOutputBuffers) {
@@ -280,10 +289,7 @@ TEST(MultiAppRun, UserProgramWritesItsOutputBuffers) {
   std::filesystem::remove_all(out);
   WorkloadFile w = parse_workload("[[app]]\nname = \"saxpy\"\nptx = \"kernels/saxpy.ptx\"\noutputs = [\"y\"]\n"
                                   "output_dir = \"" + out.string() + "\"\n"
-                                  "[[app.buffer]]\nname = \"x\"\nbytes = 4096\ninit = \"iota_f32\"\n"
-                                  "[[app.buffer]]\nname = \"y\"\nbytes = 4096\ninit = \"zero\"\n"
-                                  "[[app.launch]]\nkernel = \"saxpy\"\ngrid = [4]\nblock = [256]\n"
-                                  "args = [\"buf:x\", \"buf:y\", \"u32:1024\", \"f32:2.0\"]\n",
+                                  + kSaxpyOnXY,
                                   "w.toml", std::string(GPUMUX_SOURCE_DIR) + "/configs/workloads");
   RunResult r = run_workload(w, no_baselines());
   expect_all_passed(r);
@@ -295,6 +301,28 @@ TEST(MultiAppRun, UserProgramWritesItsOutputBuffers) {
   for (size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y[i], 2.0f * float(i)) << i;
   EXPECT_FALSE(std::filesystem::exists(out / "x.bin"));  // not an output
   std::filesystem::remove_all(out);
+}
+
+// In-process twin of the served late-arrival test (tests/cudart): an app
+// arrives while another's 16 MB copy runs, under ppq with context switch. The
+// copy is progress and the arrival a wait: every app passes, the late one
+// starting at its arrival cycle during the copy.
+TEST(MultiAppRun, LateArrivalDuringALongCopyUnderPpqWithContextSwitch) {
+  WorkloadFile w = parse_workload("[policy]\nname = \"ppq\"\npreemption = \"switch\"\n"
+                                  "[[app]]\nname = \"saxpy\"\nptx = \"kernels/saxpy.ptx\"\n"
+                                  "[[app.buffer]]\nname = \"big\"\nbytes = 16777216\ninit = \"random\"\n"
+                                  + kSaxpyOnXY +
+                                  "[[app]]\nbenchmark = \"spmv\"\nsize = \"tiny\"\npriority = 1\n"
+                                  "[[app]]\nbenchmark = \"stencil\"\nsize = \"tiny\"\narrival_cycle = 200000\n",
+                                  "w.toml", std::string(GPUMUX_SOURCE_DIR) + "/configs/workloads");
+  RunResult r = run_workload(w, no_baselines());
+  expect_all_passed(r);
+  EXPECT_EQ(r.apps[2].runs.at(0).start, 200000u);
+  const Tick arrival = 177'619'894;  // core cycle 200000 of the GTX980 (1126 MHz)
+  ASSERT_FALSE(r.copies.empty());
+  EXPECT_EQ(r.copies[0].bytes, 16777216u);
+  EXPECT_LT(r.copies[0].started, arrival);
+  EXPECT_GT(r.copies[0].finished, arrival);
 }
 
 // An app whose isolated run faults: the shared run is still reported, that

@@ -87,6 +87,12 @@ int run_exec(const ExecOptions& o) {
   set_env("LD_LIBRARY_PATH", library_dir().string() + (old_path && *old_path ? std::string(":") + old_path : ""));
   set_env("GPUMUX_CONFIG", is_file ? fs::absolute(o.config).string() : o.config);
   set_env("GPUMUX_SUMMARY", "1");
+  // A progress line on a terminal only (every 0.5 s unless GPUMUX_PROGRESS
+  // gives the seconds): logs and pipes get the summary alone.
+  if (!isatty(STDERR_FILENO))
+    unsetenv("GPUMUX_PROGRESS");
+  else if (const char* p = std::getenv("GPUMUX_PROGRESS"); !p || !*p)
+    set_env("GPUMUX_PROGRESS", "0.5");
   if (!o.json.empty()) set_env("GPUMUX_JSON", fs::absolute(o.json).string());
   if (!o.timeline.empty()) set_env("GPUMUX_TIMELINE", fs::absolute(o.timeline).string());
   std::vector<char*> argv;

@@ -21,6 +21,7 @@
 #include "gpumux/experiments/plan.h"
 #include "gpumux/experiments/process.h"
 #include "gpumux/experiments/results.h"
+#include "gpumux/gpu/progress.h"
 #include "gpumux/multitask/runner.h"
 
 namespace gpumux::cli {
@@ -37,12 +38,6 @@ struct ExperimentOptions {
   std::string cache_dir;  // run-one
 };
 
-std::string duration(double s) {
-  if (s < 90) return fmt::format("{:.0f}s", s);
-  if (s < 5400) return fmt::format("{:.0f}m{:02.0f}s", std::floor(s / 60), std::fmod(s, 60));
-  return fmt::format("{:.0f}h{:02.0f}m", std::floor(s / 3600), std::fmod(s / 60, 60));
-}
-
 // A progress bar on a terminal; one line per finished run otherwise (logs, CI).
 class ProgressDisplay : public ProgressSink {
  public:
@@ -54,7 +49,7 @@ class ProgressDisplay : public ProgressSink {
     ++done_;
     if (!ok) ++failed_;
     double elapsed = std::chrono::duration<double>(clock::now() - start_).count();
-    std::string eta = done_ < total_ ? "ETA " + duration(elapsed / double(done_) * double(total_ - done_)) : "done";
+    std::string eta = done_ < total_ ? "ETA " + gpu::format_duration(elapsed / double(done_) * double(total_ - done_)) : "done";
     if (tty_) {
       draw(t.label, eta);
       if (done_ == total_) fmt::print("\n");

@@ -6,6 +6,8 @@
 //   gpumux run --json demo.json                 # the demo's two runs as a JSON array
 //   gpumux run configs/workloads/four-apps.toml --json out.json --timeline run.trace.json
 //   gpumux run sgemm stencil --policy smk-even -c gtx980
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -71,6 +73,7 @@ multitask::RunOptions runner_options(const RunOptions& o) {
   r.baselines = !o.no_baselines;
   r.use_cache = !o.no_cache;
   r.cache_dir = o.cache_dir;
+  r.progress = isatty(STDERR_FILENO) ? stderr : nullptr;
   return r;
 }
 

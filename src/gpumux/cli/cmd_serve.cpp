@@ -177,6 +177,7 @@ void run_serve(const ServeOptions& o) {
   ro.baselines = !o.no_baselines;
   ro.use_cache = false;  // a program can change between runs: its isolated run is made every time
   ro.timeline = timeline.get();
+  ro.progress = isatty(STDERR_FILENO) ? stderr : nullptr;
   ro.attached = [&](const multitask::AppSpec& a, bool alone, multitask::AppContext& c) {
     return server.serve(a, alone, c);
   };

@@ -120,10 +120,16 @@ Engine::Domain* Engine::next_domain() {
 bool Engine::step() {
   Domain* d = next_domain();
   if (!d) return false;
-  // When nothing is busy every cycle, every component sleeps on a timer:
-  // time passing then is waiting, not a stall.
-  bool all_sleeping = std::none_of(domains_.begin(), domains_.end(), [](const Domain& x) { return x.any_due; });
+  // A domain is busy when a component is due at its very next edge, none of
+  // its edges skipped (prev_tick <= now_). A component due at a far cycle
+  // (woken for a later tick while its domain was idle: a copy's end, a
+  // program's arrival) makes its domain skip edges: that is a wait. When no
+  // domain is busy, every component sleeps on a timer: time passing then is
+  // waiting, not a stall.
+  bool all_sleeping = std::none_of(domains_.begin(), domains_.end(),
+                                   [&](const Domain& x) { return x.any_due && x.prev_tick <= now_; });
   process(*d);
+  if (edge_observer_ && edges_ % observer_every_ == 0) edge_observer_();
   if (all_sleeping) {
     last_progress_ = now_;
   } else if (watchdog_ticks_ && now_ - last_progress_ > watchdog_ticks_) {
@@ -154,6 +160,11 @@ bool Engine::idle() const {
 void Engine::set_watchdog(DomainId reference, Cycle cycles) {
   watchdog_ticks_ = cycles ? clock(reference).tick_of(cycles) : 0;
   last_progress_ = now_;
+}
+
+void Engine::set_edge_observer(std::function<void()> observer, uint64_t every_edges) {
+  edge_observer_ = std::move(observer);
+  observer_every_ = std::max<uint64_t>(every_edges, 1);
 }
 
 std::string Engine::describe_waits() const {

@@ -12,10 +12,13 @@
 //
 // The watchdog stops a run in which components keep ticking but none reports
 // progress (note_progress()) for a configured number of cycles; the error
-// lists what every component waits for (describe_wait()).
+// lists what every component waits for (describe_wait()). Time the engine
+// jumps over (every component asleep until a later cycle: a long copy, a
+// program that arrives later) is waiting, not a stall.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <queue>
 #include <stdexcept>
 #include <string>
@@ -106,6 +109,9 @@ class Engine {
   void set_watchdog(DomainId reference, Cycle cycles);
   // One line per component holding work: name, domain, schedule, describe_wait().
   std::string describe_waits() const;
+  // Calls `observer` after every `every_edges` processed edges (a progress
+  // display; it must not change the simulation). Null: none.
+  void set_edge_observer(std::function<void()> observer, uint64_t every_edges);
 
   uint64_t edges_processed() const { return edges_; }
   uint64_t component_ticks() const { return component_ticks_; }
@@ -145,6 +151,8 @@ class Engine {
   Tick watchdog_ticks_ = 0;  // 0 = off
   uint64_t edges_ = 0;
   uint64_t component_ticks_ = 0;
+  std::function<void()> edge_observer_;
+  uint64_t observer_every_ = 0;
 };
 
 }  // namespace gpumux

@@ -1,12 +1,15 @@
 // The in-process simulated GPU: one timing device and one context (the
 // program is one application). When the program exits it writes the run's
 // summary (GPUMUX_SUMMARY), JSON (GPUMUX_JSON) and timeline (GPUMUX_TIMELINE).
+// With GPUMUX_PROGRESS=SECONDS (gpumux exec on a terminal sets 0.5) a progress
+// line on stderr, redrawn every SECONDS, shows how far a long simulation got.
 #include <cxxabi.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -16,6 +19,7 @@
 #include "gpumux/exec/builtins/services.h"
 #include "gpumux/frontend/copy_engine.h"
 #include "gpumux/gpu/gpu.h"
+#include "gpumux/gpu/progress.h"
 #include "gpumux/stats/timeline.h"
 #include "gpumux/timing/timing_backend.h"
 
@@ -61,6 +65,19 @@ void write_timeline(timing::TimingBackend& tb, const char* path) {
   t.write(path);
 }
 
+// GPUMUX_PROGRESS: seconds between redraws of the progress line; none: no line.
+std::optional<double> progress_interval_from_env() {
+  const char* text = std::getenv("GPUMUX_PROGRESS");
+  if (!text || !*text) return std::nullopt;
+  char* end = nullptr;
+  double s = std::strtod(text, &end);
+  if (*end || !(s >= 0 && s <= 3600)) {
+    fmt::print(stderr, "gpumux: error: GPUMUX_PROGRESS: '{}' is not a number of seconds from 0 to 3600\n", text);
+    std::exit(2);
+  }
+  return s;
+}
+
 GpuConfig config_from_env() {
   const char* name = std::getenv("GPUMUX_CONFIG");
   try {
@@ -75,6 +92,8 @@ class LocalSession final : public Session {
  public:
   LocalSession() : config_(config_from_env()), device_(timing::make_device(config_)) {
     ctx_ = &device_->create_context(program_invocation_short_name);
+    if (std::optional<double> interval = progress_interval_from_env())
+      progress_.emplace(timing::backend_of(*device_).gpu(), stderr, *interval);
   }
   const GpuConfig& config() const override { return config_; }
   const runtime::DeviceLimits& limits() const override { return device_->limits(); }
@@ -137,9 +156,11 @@ class LocalSession final : public Session {
   std::unique_ptr<runtime::Device> device_;
   runtime::Context* ctx_ = nullptr;
   std::vector<const runtime::Module*> modules_;  // by id
+  std::optional<gpu::ProgressLine> progress_;
 };
 
 void LocalSession::finish(int) {
+  progress_.reset();  // erases the line before the summary
   auto& tb = timing::backend_of(*device_);
   if (const char* path = std::getenv("GPUMUX_TIMELINE"); path && *path) {
     try {

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "gpumux/core/error.h"
 #include "gpumux/gpu/gpu.h"
+#include "gpumux/gpu/progress.h"
 #include "gpumux/gpu/qos/qos_manager.h"
 #include "gpumux/multitask/event_report.h"
 #include "gpumux/multitask/baseline_cache.h"
@@ -124,11 +126,12 @@ std::vector<KernelQos> kernel_qos(gpu::Gpu& g, const RunResult& r, const gpu::Qo
 }
 
 // The part of the run that is simulated: no baselines, no metrics. `goals`:
-// those of the quota scheme and of the QoS results.
-// `attached` runs attached apps (`alone`: as their isolated runs).
-RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline* timeline,
-                   const gpu::QosGoals& goals, const AttachedProgram& attached, bool alone,
-                   const std::vector<double>& issue_rates = {}) {
+// those of the quota scheme and of the QoS results. `alone`: an isolated run
+// (no timeline; o.attached runs attached apps as their isolated runs).
+RunResult simulate(const WorkloadFile& w, const Config& config, const RunOptions& o, const gpu::QosGoals& goals,
+                   bool alone, const std::vector<double>& issue_rates = {}) {
+  stats::Timeline* timeline = alone ? nullptr : o.timeline;
+  const AttachedProgram& attached = o.attached;
   RunResult result;
   const GpuConfig& cfg = config.values();
   result.gpu = cfg.gpu.name;
@@ -147,6 +150,8 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
     g.dispatcher().set_event_sink(&*spans);
   }
 
+  std::optional<gpu::ProgressLine> progress;
+  if (o.progress) progress.emplace(g, o.progress);
   HostScheduler hs(g);
   backend.set_waiter(&hs);
   dev->set_host_clock(&hs);
@@ -224,6 +229,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
   }
   auto t0 = std::chrono::steady_clock::now();
   hs.run(w.run.max_cycles ? w.run.max_cycles : kNever);
+  progress.reset();
   result.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Cycle-limited runs end only at the limit; others also when all are done.
   result.stopped_by_limit =
@@ -348,7 +354,7 @@ std::optional<Baseline> isolated(const AppSpec& a, const Config& config, const W
                       hit->at("thread_insts").get<uint64_t>(), hit->at("kernel_cycles").get<Cycle>(),
                       hit->at("event_cycles").get<double>()};
   }
-  RunResult r = simulate(isolated_workload(a, w), config, nullptr, {}, o.attached, true);
+  RunResult r = simulate(isolated_workload(a, w), config, o, {}, true);
   const AppOutcome& out = r.apps[0];
   std::optional<Baseline> b = measured_alone(r);
   if (!b) {
@@ -418,7 +424,7 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
       issue_rates.push_back(double(alone[i]->warp_insts) / scheduler_cycles);
     }
   }
-  RunResult r = simulate(w, config, o.timeline, goals, o.attached, false, issue_rates);
+  RunResult r = simulate(w, config, o, goals, false, issue_rates);
   for (AppOutcome& a : r.apps) measure(a, w.run, r.cycles);
   if (!o.baselines) return r;
   std::vector<AppTimes> times;

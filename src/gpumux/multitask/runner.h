@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -46,6 +47,7 @@ struct RunOptions {
   std::filesystem::path cache_dir;     // empty: BaselineCache::default_dir()
   stats::Timeline* timeline = nullptr; // filled with SM, app and copy tracks if given
   AttachedProgram attached;            // required when the workload has attached apps
+  std::FILE* progress = nullptr;       // a progress line here while simulating (gpu/progress.h); null: none
 };
 
 // One run of an application's host program, in core cycles.
