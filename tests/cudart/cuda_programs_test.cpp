@@ -42,6 +42,7 @@ class CudaPrograms : public ::testing::Test {
         {"cub_algorithms", "cub_algorithms", "-arch=compute_80"},
         {"matrix_vector", "matrix_vector", "-arch=compute_80"},
         {"launch_ex", "launch_ex", "-arch=compute_80"},
+        {"single_device", "single_device", "-arch=compute_80"},
         {"texture_objects", "texture_objects", "-arch=compute_80"},
         {"cooperative_launch", "cooperative_launch", "-arch=compute_80"},
         {"cooperative_launch_per_thread", "cooperative_launch", "-arch=compute_80 --default-stream per-thread"},
@@ -92,6 +93,7 @@ TEST_F(CudaPrograms, ErrorPathsReportTheCudaErrorsOfARealGpu) { expect_pass("err
 TEST_F(CudaPrograms, ThrustAndCubAlgorithmsMatchTheCpu) { expect_pass("cub_algorithms"); }
 TEST_F(CudaPrograms, PolybenchStyleMatrixVectorKernelsWithinItsThreshold) { expect_pass("matrix_vector"); }
 TEST_F(CudaPrograms, LaunchKernelExWithAttributesAndKernelLookups) { expect_pass("launch_ex"); }
+TEST_F(CudaPrograms, MultiDeviceCallsOnTheSingleDevice) { expect_pass("single_device"); }
 
 // Relocatable device code: the PTX comes from the linked object's fat binary.
 TEST_F(CudaPrograms, DynamicParallelismWithRelocatableDeviceCode) {
