@@ -49,7 +49,40 @@ cudaKernelNodeParams kernel(void* fn, int blocks, void** args) {
   return k;
 }
 
+// User objects: the destructor runs once the program's and every graph's
+// references (a clone's and an executable graph's included) are released.
+int destroyed = 0;
+void count_destroy(void* p) { ++*static_cast<int*>(p); }
+
+void user_objects() {
+  cudaUserObject_t obj;
+  CHECK_CUDA(cudaUserObjectCreate(&obj, &destroyed, count_destroy, 2, cudaUserObjectNoDestructorSync));
+  CHECK_ERR(cudaUserObjectCreate(&obj, &destroyed, count_destroy, 1, 0), cudaErrorInvalidValue);
+  CHECK_ERR(cudaGetLastError(), cudaErrorInvalidValue);
+  cudaGraph_t g, copy;
+  CHECK_CUDA(cudaGraphCreate(&g, 0));
+  CHECK_CUDA(cudaGraphRetainUserObject(g, obj, 1, cudaGraphUserObjectMove));  // one of the program's
+  CHECK_CUDA(cudaGraphRetainUserObject(g, obj, 2, 0));                      // two new ones
+  CHECK_ERR(cudaGraphReleaseUserObject(g, obj, 4), cudaErrorInvalidValue);  // the graph owns 3
+  CHECK_ERR(cudaGetLastError(), cudaErrorInvalidValue);
+  CHECK_CUDA(cudaGraphReleaseUserObject(g, obj, 1));
+  cudaGraphNode_t empty;
+  CHECK_CUDA(cudaGraphAddEmptyNode(&empty, g, nullptr, 0));
+  CHECK_CUDA(cudaGraphClone(&copy, g));
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaGraphInstantiate(&exec, copy, 0));
+  CHECK_CUDA(cudaUserObjectRelease(obj, 1));  // the program's last reference
+  CHECK_CUDA(cudaGraphDestroy(g));
+  CHECK_CUDA(cudaGraphDestroy(copy));
+  CHECK_CUDA(cudaGraphLaunch(exec, 0));
+  CHECK_CUDA(cudaStreamSynchronize(0));
+  CHECK(destroyed == 0);  // the executable graph still holds two
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  CHECK(destroyed == 1);
+}
+
 int main() {
+  user_objects();
   const int blocks = (kN + 255) / 256;
   int *a, *b, *c;
   CHECK_CUDA(cudaMalloc(&a, kN * sizeof(int)));

@@ -88,8 +88,7 @@ void destroy_node(CUgraphNode_st* node) {
 }
 
 std::unique_ptr<CUgraph_st> clone(const CUgraph_st& g) {
-  auto c = std::make_unique<CUgraph_st>();
-  c->conditionals = g.conditionals;
+  auto c = std::make_unique<CUgraph_st>(CUgraph_st{{}, g.conditionals, g.user_objects});
   std::map<const CUgraphNode_st*, CUgraphNode_st*> copy_of;
   for (const auto& n : g.nodes) {
     auto m = std::make_unique<CUgraphNode_st>(*n);

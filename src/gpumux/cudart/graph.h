@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpumux/cudart/graph_abi.h"
+#include "gpumux/cudart/user_objects.h"
 
 namespace gpumux::cudart {
 
@@ -96,6 +97,7 @@ struct CUgraphNode_st {
 struct CUgraph_st {
   std::vector<std::unique_ptr<CUgraphNode_st>> nodes;  // in creation order
   std::vector<gpumux::cudart::ConditionalHandle> conditionals;
+  gpumux::cudart::UserObjectRefs user_objects;  // cudaGraphRetainUserObject
 };
 
 struct CUgraphExec_st {
