@@ -97,9 +97,9 @@ Context::~Context() = default;
 DevPtr Context::malloc(uint64_t bytes) { return mem_->allocate(bytes); }
 // Like cudaFree, freeing waits for the context's earlier work: a kernel still
 // queued may use the allocation (CUB frees its temporary storage right after
-// enqueueing the sort's kernels).
+// enqueueing the sort's kernels). It spends no CPU gap: a free is not GPU work.
 void Context::free(DevPtr p) {
-  call_in_order();
+  drain();
   mem_->release(p);
 }
 

@@ -192,7 +192,7 @@ class Context {
   // API calls with host code between them). host_compute() spends `ns` of
   // simulated time in this application's host program (Device::host_clock).
   // The CPU gap is spent before every call that enqueues or waits for GPU
-  // work: launch, memcpy_*, memset, memcpy_to/from_symbol, record, free and the
+  // work: launch, memcpy_*, memset, memcpy_to/from_symbol, record and the
   // synchronizations; 0 (the default) adds nothing. ApiError unless
   // 0 <= ns <= 1e12 (1000 s).
   void host_compute(double ns);
@@ -200,7 +200,7 @@ class Context {
 
   // Memory. Errors (bad pointer, out of range) throw ApiError.
   DevPtr malloc(uint64_t bytes);
-  void free(DevPtr p);  // after the context's earlier work, as cudaFree
+  void free(DevPtr p);  // after the context's earlier work, as cudaFree (no CPU gap)
   void memcpy_h2d(DevPtr dst, const void* src, uint64_t bytes, Stream s = {});
   void memcpy_d2h(void* dst, DevPtr src, uint64_t bytes, Stream s = {});
   void memcpy_d2d(DevPtr dst, DevPtr src, uint64_t bytes, Stream s = {});
