@@ -35,6 +35,9 @@ class CudaPrograms : public ::testing::Test {
         {"reduction", "reduction", "-arch=compute_80"},
         {"memory_variants", "memory_variants", "-arch=compute_80"},
         {"device_props", "device_props", "-arch=compute_80"},
+        {"device_attributes", "device_attributes", "-arch=compute_80"},
+        {"memory_pools", "memory_pools", "-arch=compute_80"},
+        {"memory_pools_per_thread", "memory_pools", "-arch=compute_80 --default-stream per-thread"},
         {"error_paths", "error_paths", "-arch=compute_80"},
         {"thrust_sort", "thrust_sort", "-arch=compute_80"},
         {"texture_objects", "texture_objects", "-arch=compute_80"},
@@ -78,6 +81,14 @@ TEST_F(CudaPrograms, ReductionWithSharedMemoryAndSymbols) { expect_pass("reducti
 TEST_F(CudaPrograms, MemoryCopiesMemsetsAndManagedMemory) { expect_pass("memory_variants"); }
 TEST_F(CudaPrograms, DevicePropertiesOfTheSimulatedGpu) { expect_pass("device_props", "16 gtx980"); }
 TEST_F(CudaPrograms, ErrorPathsReportTheCudaErrorsOfARealGpu) { expect_pass("error_paths"); }
+// Every attribute answers, an unknown one is not sticky, persisting-L2 controls are accepted.
+TEST_F(CudaPrograms, EveryDeviceAttributeThenALaunch) { expect_pass("device_attributes"); }
+TEST_F(CudaPrograms, StreamOrderedAllocationAndMemoryPools) { expect_pass("memory_pools"); }
+TEST_F(CudaPrograms, MemoryPoolsPerThreadDefaultStream) {
+  std::string out;
+  EXPECT_EQ(exec("memory_pools_per_thread", "", out), 0) << out;
+  EXPECT_NE(out.find("PASS memory_pools"), std::string::npos) << out;
+}
 
 // Relocatable device code: the PTX comes from the linked object's fat binary.
 TEST_F(CudaPrograms, DynamicParallelismWithRelocatableDeviceCode) {

@@ -162,14 +162,11 @@ cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
 cudaError_t cudaFree(void* devPtr) {
   return rt().call("cudaFree", [&] {
     if (!devPtr) return;  // cudaFree(0): a common way to initialize the runtime
+    if (gpumux::cudart::free_to_pool(addr(devPtr))) return;
     rt().managed().remove(addr(devPtr));
     rt().session().free(addr(devPtr));
   });
 }
-
-// Stream-ordered allocation: ordered like everything else, so immediate.
-cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t) { return cudaMalloc(devPtr, size); }
-cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t) { return cudaFree(devPtr); }
 
 // Managed memory is always resident in device memory (managed.h): placement hints change nothing.
 cudaError_t cudaMemPrefetchAsync(const void* devPtr, size_t, cudaMemLocation, unsigned int, cudaStream_t) {
