@@ -1,8 +1,7 @@
-// tests/coverage/video_simd.cu against the CPU: CUDA's SIMD intrinsics (some
-// lowered to vabsdiff4, the others to integer code) and the PTX video
-// instructions through inline asm on both backends, and a 64-thread
-// cooperative-groups tile reduction whose scratch lives in the reserved shared
-// memory on the timing model.
+// tests/coverage/video_simd.cu on both backends against the CPU: CUDA's SIMD
+// intrinsics (some lowered to vabsdiff4, the others to integer code), the PTX
+// video instructions through inline asm, and a 64-thread cooperative-groups
+// tile reduction whose scratch lives in the reserved shared memory.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -142,16 +141,13 @@ TEST(CoverageRun, VideoInstructionsMatchThePtxIsa) {
   });
 }
 
-// The timing model only: the tile's warps wait for each other by spinning on a
-// word of the reserved region, and the functional backend runs each warp until
-// it blocks at a barrier, so a spinning warp never lets the other one arrive.
+// The tile's two warps wait for each other by spinning on a word of the
+// reserved region: the functional backend must let a spinning warp's partner run.
 TEST(CoverageRun, WideTileReduceUsesReservedSharedMemory) {
   constexpr int kBlocks = 3, kThreads = 256;
   std::vector<int32_t> in(kBlocks * kThreads);
   for (size_t i = 0; i < in.size(); ++i) in[i] = int32_t(i * 37 % 101) - 50;
-  std::unique_ptr<runtime::Device> dev = timing::make_device(gpu::load_config("gtx980").values());
-  {
-    runtime::Context& ctx = dev->create_context("video_simd");
+  on_both_backends("video_simd", [&](runtime::Context& ctx) {
     runtime::Module& mod = ctx.load_module_string(video_ptx(), "video_simd.ptx");
     runtime::DevPtr din = upload(ctx, in), out = ctx.malloc(kBlocks * kThreads / 64 * 4);
     ctx.launch(mod.kernel("tile64_reduce"), {kBlocks}, {kThreads}, din, out);
@@ -162,7 +158,7 @@ TEST(CoverageRun, WideTileReduceUsesReservedSharedMemory) {
       for (size_t k = 0; k < 64; ++k) want += in[t * 64 + k];
       ASSERT_EQ(got[t], want) << "tile " << t;
     }
-  }
+  });
 }
 
 }  // namespace
