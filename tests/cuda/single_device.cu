@@ -82,6 +82,33 @@ int main() {
   size_t offset;
   CHECK_ERR(cudaFuncGetParamInfo(reinterpret_cast<const void*>(params), 4, &offset, nullptr), cudaErrorInvalidValue);
   CHECK_ERR(cudaGetLastError(), cudaErrorInvalidValue);
+  // Stream queries: flags as created, distinct ids, device 0; attributes copied.
+  cudaStream_t nb;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking));
+  unsigned flags = 99;
+  CHECK_CUDA(cudaStreamGetFlags(nb, &flags));
+  CHECK(flags == cudaStreamNonBlocking);
+  CHECK_CUDA(cudaStreamGetFlags(s, &flags));
+  CHECK(flags == cudaStreamDefault);
+  unsigned long long id_s = 0, id_nb = 0;
+  CHECK_CUDA(cudaStreamGetId(s, &id_s));
+  CHECK_CUDA(cudaStreamGetId(nb, &id_nb));
+  CHECK(id_s != id_nb);
+  int stream_device = -1;
+  CHECK_CUDA(cudaStreamGetDevice(nb, &stream_device));
+  CHECK(stream_device == 0);
+  cudaStream_t bad;
+  CHECK_ERR(cudaStreamCreateWithFlags(&bad, 0x10), cudaErrorInvalidValue);
+  CHECK_ERR(cudaGetLastError(), cudaErrorInvalidValue);
+  cudaLaunchAttributeValue policy = {};
+  policy.syncPolicy = cudaSyncPolicyYield;
+  CHECK_CUDA(cudaStreamSetAttribute(s, cudaStreamAttributeSynchronizationPolicy, &policy));
+  CHECK_CUDA(cudaStreamCopyAttributes(nb, s));
+  cudaLaunchAttributeValue copied = {};
+  CHECK_CUDA(cudaStreamGetAttribute(nb, cudaStreamAttributeSynchronizationPolicy, &copied));
+  CHECK(copied.syncPolicy == cudaSyncPolicyYield);
+  CHECK_CUDA(cudaStreamDestroy(nb));
+
   params<<<1, 1>>>(1, 2.0, Triple{1.0, 'x', 3}, nullptr);
   CHECK_CUDA(cudaDeviceSynchronize());
   std::printf("PASS single_device\n");

@@ -2,11 +2,15 @@
 // cudaMemcpy2DToArray and sampled through a texture (point and bilinear
 // filtering, clamp and border addressing), a surface written by a kernel and
 // read back with cudaMemcpy2DFromArray, a 3D array copied with cudaMemcpy3D,
-// a texture over linear memory read with tex1Dfetch, and the error paths.
+// a texture over linear memory read with tex1Dfetch, the deprecated
+// cudaMemcpyToArray/FromArray, and the error paths.
 #include <cmath>
 #include <vector>
 
 #include "check.h"
+
+// cudaMemcpyToArray/FromArray are deprecated, and tested on purpose.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 __global__ void sample(cudaTextureObject_t t, float* out, int w, int h, float shift) {
   int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
@@ -137,6 +141,27 @@ int main() {
   fetch_linear<<<1, 128>>>(lt, iout_dev, n);
   CHECK_CUDA(cudaMemcpy(iout.data(), iout_dev, n * sizeof(int), cudaMemcpyDeviceToHost));
   for (int i = 0; i < n; ++i) CHECK(iout[i] == 2 * i * i);
+
+  // The deprecated linear copies: bytes run row after row of the array, here from
+  // element 5 of row 2 over two row ends (a partial, a whole and a partial row),
+  // and back through device memory (staged).
+  const int start = 2 * w + 5, count = 2 * w + 7;
+  std::vector<float> lin_in(count), lin_out(count, -1);
+  for (int i = 0; i < count; ++i) lin_in[i] = 1000.0f + float(i);
+  CHECK_CUDA(cudaMemcpyToArray(arr, 5 * sizeof(float), 2, lin_in.data(), count * sizeof(float),
+                               cudaMemcpyHostToDevice));
+  std::vector<float> whole(w * h);
+  CHECK_CUDA(cudaMemcpy2DFromArray(whole.data(), w * sizeof(float), arr, 0, 0, w * sizeof(float), h,
+                                   cudaMemcpyDeviceToHost));
+  for (int i = 0; i < w * h; ++i)
+    CHECK(whole[i] == (i >= start && i < start + count ? lin_in[i - start] : img[i]));
+  CHECK_CUDA(cudaMemcpyFromArray(out, arr, 5 * sizeof(float), 2, count * sizeof(float), cudaMemcpyDeviceToDevice));
+  CHECK_CUDA(cudaMemcpy(lin_out.data(), out, count * sizeof(float), cudaMemcpyDeviceToHost));
+  CHECK(lin_out == lin_in);
+  CHECK_CUDA(cudaMemcpyFromArrayAsync(lin_out.data(), arr, 0, h - 1, w * sizeof(float), cudaMemcpyDeviceToHost, 0));
+  for (int x = 0; x < w; ++x) CHECK(lin_out[x] == img[(h - 1) * w + x]);
+  CHECK_ERR(cudaMemcpyToArray(arr, 0, h - 1, lin_in.data(), (w + 1) * sizeof(float), cudaMemcpyHostToDevice),
+            cudaErrorInvalidValue);  // one element past the last row
 
   // Error paths: an unsupported channel format, a copy outside the array, a non-array surface.
   cudaChannelFormatDesc bad = cudaCreateChannelDesc(32, 32, 32, 0, cudaChannelFormatKindFloat);

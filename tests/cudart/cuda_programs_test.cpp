@@ -37,6 +37,9 @@ class CudaPrograms : public ::testing::Test {
         {"reduction", "reduction", "-arch=compute_80"},
         {"memory_variants", "memory_variants", "-arch=compute_80"},
         {"device_props", "device_props", "-arch=compute_80"},
+        {"device_attributes", "device_attributes", "-arch=compute_80"},
+        {"memory_pools", "memory_pools", "-arch=compute_80"},
+        {"memory_pools_per_thread", "memory_pools", "-arch=compute_80 --default-stream per-thread"},
         {"error_paths", "error_paths", "-arch=compute_80"},
         {"thrust_sort", "thrust_sort", "-arch=compute_80"},
         {"cub_algorithms", "cub_algorithms", "-arch=compute_80"},
@@ -94,6 +97,14 @@ TEST_F(CudaPrograms, ThrustAndCubAlgorithmsMatchTheCpu) { expect_pass("cub_algor
 TEST_F(CudaPrograms, PolybenchStyleMatrixVectorKernelsWithinItsThreshold) { expect_pass("matrix_vector"); }
 TEST_F(CudaPrograms, LaunchKernelExWithAttributesAndKernelLookups) { expect_pass("launch_ex"); }
 TEST_F(CudaPrograms, MultiDeviceCallsOnTheSingleDevice) { expect_pass("single_device"); }
+// Every attribute answers, an unknown one is not sticky, persisting-L2 controls are accepted.
+TEST_F(CudaPrograms, EveryDeviceAttributeThenALaunch) { expect_pass("device_attributes"); }
+TEST_F(CudaPrograms, StreamOrderedAllocationAndMemoryPools) { expect_pass("memory_pools"); }
+TEST_F(CudaPrograms, MemoryPoolsPerThreadDefaultStream) {
+  std::string out;
+  EXPECT_EQ(exec("memory_pools_per_thread", "", out), 0) << out;
+  EXPECT_NE(out.find("PASS memory_pools"), std::string::npos) << out;
+}
 
 // Relocatable device code: the PTX comes from the linked object's fat binary.
 TEST_F(CudaPrograms, DynamicParallelismWithRelocatableDeviceCode) {

@@ -48,7 +48,9 @@ class ServedPrograms : public ::testing::Test {
                                                       {"graphs", "graphs", "-arch=compute_80"},
                                                       {"stream_capture", "stream_capture", "-arch=compute_80"},
                                                       {"graph_conditionals", "graph_conditionals",
-                                                       "-arch=compute_80"}});
+                                                       "-arch=compute_80"},
+                                                      {"device_attributes", "device_attributes", "-arch=compute_80"},
+                                                      {"memory_pools", "memory_pools", "-arch=compute_80"}});
   }
   void SetUp() override {
 #ifdef GPUMUX_SANITIZED
@@ -130,6 +132,13 @@ class ServedPrograms : public ::testing::Test {
     EXPECT_NE(r.summary.find("STP"), std::string::npos) << r.summary;
   }
 
+  // `program` alone under gpumux serve passes its own checks.
+  static void expect_served_pass(const std::string& tag, const std::string& program) {
+    ServeRun r = serve(tag, {""}, {0}, "--no-baselines", 0, program);
+    EXPECT_EQ(r.server_exit, 0) << r.summary << r.server_log;
+    EXPECT_NE(r.outputs[0].find("PASS " + program), std::string::npos) << r.outputs[0] << r.server_log;
+  }
+
   static inline std::string compile_log_;
 };
 
@@ -201,18 +210,16 @@ TEST_F(ServedPrograms, ExitStatusOfAProgramDecidesItsCheck) {
 }
 
 // Arrays, textures and surfaces over the socket: the program's own checks pass.
-TEST_F(ServedPrograms, TextureAndSurfaceObjectsOfAnAttachedProgram) {
-  ServeRun r = serve("texture", {""}, {0}, "--no-baselines", 0, "texture_objects");
-  EXPECT_EQ(r.server_exit, 0) << r.summary << r.server_log;
-  EXPECT_NE(r.outputs[0].find("PASS texture_objects"), std::string::npos) << r.outputs[0] << r.server_log;
-}
+TEST_F(ServedPrograms, TextureAndSurfaceObjectsOfAnAttachedProgram) { expect_served_pass("texture", "texture_objects"); }
 
 // A cooperative launch over the socket (Launch's cooperative flag): grid.sync() works.
-TEST_F(ServedPrograms, CooperativeLaunchOfAnAttachedProgram) {
-  ServeRun r = serve("cooperative", {""}, {0}, "--no-baselines", 0, "cooperative_launch");
-  EXPECT_EQ(r.server_exit, 0) << r.summary << r.server_log;
-  EXPECT_NE(r.outputs[0].find("PASS cooperative_launch"), std::string::npos) << r.outputs[0] << r.server_log;
-}
+TEST_F(ServedPrograms, CooperativeLaunchOfAnAttachedProgram) { expect_served_pass("cooperative", "cooperative_launch"); }
+
+// Every device attribute over the socket (the server's GPU), then launches: no error sticks.
+TEST_F(ServedPrograms, DeviceAttributesOfAnAttachedProgram) { expect_served_pass("attributes", "device_attributes"); }
+
+// Memory pools of an attached program: its blocks are the server's device memory.
+TEST_F(ServedPrograms, MemoryPoolsOfAnAttachedProgram) { expect_served_pass("pools", "memory_pools"); }
 
 // Graphs run through the session's operations, so explicit graphs, captured
 // graphs and conditional nodes (the device's cudaGraphSetConditional in the

@@ -2,13 +2,16 @@
 // device (the GPU config's); streams and events are the runtime's, with
 // CUDA's priority convention (lower number: more urgent) mapped to gpumux's.
 #include <algorithm>
-#include <cstring>
+#include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "gpumux/cudart/capture.h"
+#include "gpumux/cudart/device_attributes.h"
 #include "gpumux/cudart/error_names.h"
 #include "gpumux/cudart/state.h"
+#include "gpumux/mem/request.h"
 
 using gpumux::cudart::Captures;
 using gpumux::cudart::CudaError;
@@ -20,51 +23,74 @@ Runtime& rt() { return Runtime::get(); }
 
 // CUDA stream priorities: 0 (least urgent) down to kGreatestPriority.
 constexpr int kGreatestPriority = -5;
+constexpr unsigned kStreamNonBlocking = 0x1;  // cudaStreamNonBlocking
 
 void check_device(int device) {
   if (device != 0) throw CudaError{cudaErrorInvalidDevice, fmt::format("device {} (gpumux has device 0 only)", device)};
 }
 
-cudaDeviceProp properties() {
-  const gpumux::GpuConfig& c = rt().config();
-  const gpumux::runtime::DeviceLimits& lim = rt().limits();
-  cudaDeviceProp p{};
-  std::snprintf(p.name, sizeof p.name, "gpumux %s", c.gpu.name.c_str());
-  std::memcpy(p.uuid.bytes, "gpumux-simulated", 16);
-  p.totalGlobalMem = gpumux::cudart::kReportedGlobalMemory;
-  p.sharedMemPerBlock = lim.max_smem_per_block;
-  p.regsPerBlock = int(std::min<uint32_t>(c.sm.registers, 65536));
-  p.warpSize = 32;
-  p.memPitch = 0x7fffffff;
-  p.maxThreadsPerBlock = int(lim.max_threads_per_block);
-  p.maxThreadsDim[0] = p.maxThreadsDim[1] = int(std::min<uint32_t>(1024, lim.max_threads_per_block));
-  p.maxThreadsDim[2] = 64;
-  p.maxGridSize[0] = 0x7fffffff;
-  p.maxGridSize[1] = p.maxGridSize[2] = 65535;
-  p.totalConstMem = 65536;
-  p.major = 8;  // the PTX gpumux executes is compute_80's
-  p.minor = 0;
-  p.textureAlignment = 512;
-  p.texturePitchAlignment = 32;
-  p.multiProcessorCount = int(c.gpu.num_sms);
-  p.concurrentKernels = 1;
-  p.asyncEngineCount = int(c.pcie.copy_engines);
-  p.unifiedAddressing = 1;
-  p.memoryBusWidth = int(c.dram.bus_bytes * 8 * c.gpu.num_partitions);
-  p.l2CacheSize = int(uint64_t(c.l2.size_kb) * 1024);
-  p.maxThreadsPerMultiProcessor = int(c.sm.max_threads);
-  p.streamPrioritiesSupported = 1;
-  p.globalL1CacheSupported = 1;
-  p.localL1CacheSupported = 1;
-  p.sharedMemPerMultiprocessor = c.sm.shared_mem_bytes;
-  p.regsPerMultiprocessor = int(c.sm.registers);
-  p.managedMemory = 1;
-  p.concurrentManagedAccess = 0;  // see cudart/managed.h
-  p.computePreemptionSupported = 1;
-  p.cooperativeLaunch = 1;  // grids that fit the GPU at once (cudaLaunchCooperativeKernel)
-  p.sharedMemPerBlockOptin = lim.max_smem_per_block;
-  p.maxBlocksPerMultiProcessor = int(c.sm.tb_slots);
-  return p;
+// The L2 set-aside for persisting accesses (cudaLimitPersistingL2CacheSize):
+// accepted and reported, not modeled in the L2 (docs/cuda-programs.md).
+size_t& persisting_l2_bytes() {
+  static size_t bytes = 0;
+  return bytes;
+}
+
+// The stream attributes of a handle; the default stream's (null, cudaStreamLegacy,
+// cudaStreamPerThread) live here.
+std::map<int, cudaLaunchAttributeValue>& attributes_of(cudaStream_t s) {
+  static std::map<int, cudaLaunchAttributeValue> default_stream;
+  return reinterpret_cast<uintptr_t>(s) > 2 ? s->attributes : default_stream;
+}
+
+// What a stream attribute is before it is set (CUDA's defaults).
+cudaLaunchAttributeValue default_attribute(cudaStream_t s, int attr) {
+  cudaLaunchAttributeValue v{};
+  switch (attr) {
+    case cudaLaunchAttributeAccessPolicyWindow: break;  // no window
+    case cudaLaunchAttributeSynchronizationPolicy: v.syncPolicy = 1; break;  // cudaSyncPolicyAuto
+    case cudaLaunchAttributePriority: v.priority = -Runtime::stream_of(s).priority; break;
+    case cudaLaunchAttributeMemSyncDomainMap: v.memSyncDomainMap.remote = 1; break;
+    case cudaLaunchAttributeMemSyncDomain: break;  // cudaLaunchMemSyncDomainDefault
+    default: throw CudaError{cudaErrorInvalidValue, fmt::format("{} is not a stream attribute", attr)};
+  }
+  return v;
+}
+
+void check_attribute(int attr, const cudaLaunchAttributeValue& v) {
+  switch (attr) {
+    case cudaLaunchAttributeAccessPolicyWindow: {
+      const cudaAccessPolicyWindow& w = v.accessPolicyWindow;
+      const size_t max = size_t(gpumux::cudart::device_attribute(rt().config(), rt().limits(),
+                                                                 cudaDevAttrMaxAccessPolicyWindowSize).value());
+      if (w.num_bytes > max || !(w.hitRatio >= 0.0f && w.hitRatio <= 1.0f) || w.hitProp < cudaAccessPropertyNormal ||
+          w.hitProp > cudaAccessPropertyPersisting ||
+          (w.missProp != cudaAccessPropertyNormal && w.missProp != cudaAccessPropertyStreaming))
+        throw CudaError{cudaErrorInvalidValue,
+                        fmt::format("access policy window of {} bytes (at most {}), hit ratio {}, hit property {}, "
+                                    "miss property {} (normal or streaming)",
+                                    w.num_bytes, max, w.hitRatio, w.hitProp, w.missProp)};
+      return;
+    }
+    case cudaLaunchAttributeSynchronizationPolicy:
+      if (v.syncPolicy < 1 || v.syncPolicy > 4)
+        throw CudaError{cudaErrorInvalidValue, fmt::format("synchronization policy {}", v.syncPolicy)};
+      return;
+    case cudaLaunchAttributeMemSyncDomain:
+      if (v.memSyncDomain != 0 && v.memSyncDomain != 1)
+        throw CudaError{cudaErrorInvalidValue, fmt::format("memory synchronization domain {}", v.memSyncDomain)};
+      return;
+    case cudaLaunchAttributeMemSyncDomainMap: return;
+    case cudaLaunchAttributePriority:
+      throw CudaError{cudaErrorInvalidValue, "gpumux fixes a stream's priority when it is created"};
+    default: throw CudaError{cudaErrorInvalidValue, fmt::format("{} is not a stream attribute", attr)};
+  }
+}
+
+// At a synchronization memory pools give back what they hold beyond their release threshold.
+void synchronize() {
+  rt().session().synchronize();
+  rt().pools().trim_to_thresholds(rt().session());
 }
 
 }  // namespace
@@ -102,55 +128,20 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   return rt().call("cudaGetDeviceProperties", [&] {
     check_device(device);
     if (!prop) throw CudaError{cudaErrorInvalidValue, "null properties"};
-    *prop = properties();
+    *prop = gpumux::cudart::device_properties(rt().config(), rt().limits());
   });
 }
 
+// An unknown attribute is cudaErrorInvalidValue, an ordinary (non-sticky) error:
+// it is the call's return value and the thread's last error until
+// cudaGetLastError takes it; later calls and launches are unaffected.
 cudaError_t cudaDeviceGetAttribute(int* value, int attr, int device) {
   return rt().call("cudaDeviceGetAttribute", [&] {
     check_device(device);
     if (!value) throw CudaError{cudaErrorInvalidValue, "null value"};
-    const cudaDeviceProp p = properties();
-    const gpumux::GpuConfig& c = rt().config();
-    switch (attr) {
-      case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
-      case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
-      case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
-      case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
-      case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
-      case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
-      case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
-      case cudaDevAttrMaxSharedMemoryPerBlock: *value = int(p.sharedMemPerBlock); break;
-      case cudaDevAttrTotalConstantMemory: *value = int(p.totalConstMem); break;
-      case cudaDevAttrWarpSize: *value = p.warpSize; break;
-      case cudaDevAttrMaxPitch: *value = int(p.memPitch); break;
-      case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
-      case cudaDevAttrClockRate: *value = int(c.clock.core_mhz * 1000); break;  // kHz
-      case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
-      case cudaDevAttrIntegrated: *value = p.integrated; break;
-      case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
-      case cudaDevAttrComputeMode: *value = 0; break;  // default
-      case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
-      case cudaDevAttrEccEnabled: *value = p.ECCEnabled; break;
-      case cudaDevAttrMemoryClockRate: *value = int(c.clock.dram_mhz * 1000); break;  // kHz
-      case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
-      case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
-      case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
-      case cudaDevAttrAsyncEngineCount: *value = p.asyncEngineCount; break;
-      case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
-      case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
-      case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
-      case cudaDevAttrStreamPrioritiesSupported: *value = p.streamPrioritiesSupported; break;
-      case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = int(p.sharedMemPerMultiprocessor); break;
-      case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
-      case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
-      case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
-      case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
-      case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = int(p.sharedMemPerBlockOptin); break;
-      case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
-      default:
-        throw CudaError{cudaErrorInvalidValue, fmt::format("device attribute {} is not supported by gpumux", attr)};
-    }
+    std::optional<int> v = gpumux::cudart::device_attribute(rt().config(), rt().limits(), attr);
+    if (!v) throw CudaError{cudaErrorInvalidValue, fmt::format("{} is not a device attribute of CUDA 13", attr)};
+    *value = *v;
   });
 }
 
@@ -161,15 +152,30 @@ cudaError_t cudaDeviceGetLimit(size_t* value, int limit) {
       *value = rt().session().heap_limit();
     else if (limit == cudaLimitStackSize)
       *value = rt().limits().max_local_bytes_per_thread;
+    else if (limit == cudaLimitPersistingL2CacheSize)
+      *value = persisting_l2_bytes();
+    else if (limit == cudaLimitMaxL2FetchGranularity)
+      *value = gpumux::mem::kSectorBytes;  // what gpumux's L2 fetches from DRAM, whatever the hint
     else
       throw CudaError{cudaErrorUnsupportedLimit, fmt::format("limit {} is not supported", limit)};
   });
 }
 cudaError_t cudaDeviceSetLimit(int limit, size_t value) {
   return rt().call("cudaDeviceSetLimit", [&] {
+    const auto max_persisting = gpumux::cudart::device_attribute(rt().config(), rt().limits(),
+                                                                 cudaDevAttrMaxPersistingL2CacheSize).value();
     if (limit == cudaLimitMallocHeapSize)
       rt().session().set_heap_limit(value);
-    else if (limit != cudaLimitStackSize && limit != cudaLimitPrintfFifoSize)  // both are fixed: hints
+    else if (limit == cudaLimitPersistingL2CacheSize && value > size_t(max_persisting))
+      throw CudaError{cudaErrorInvalidValue,
+                      fmt::format("{} bytes of persisting L2: at most {} (cudaDevAttrMaxPersistingL2CacheSize)", value,
+                                  max_persisting)};
+    else if (limit == cudaLimitPersistingL2CacheSize)
+      persisting_l2_bytes() = value;
+    else if (limit == cudaLimitMaxL2FetchGranularity && value > 128)
+      throw CudaError{cudaErrorInvalidValue, fmt::format("L2 fetch granularity {}: at most 128", value)};
+    else if (limit != cudaLimitStackSize && limit != cudaLimitPrintfFifoSize &&
+             limit != cudaLimitMaxL2FetchGranularity)  // fixed: hints
       throw CudaError{cudaErrorUnsupportedLimit, fmt::format("limit {} is not supported", limit)};
   });
 }
@@ -183,15 +189,22 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPr
 cudaError_t cudaDeviceSynchronize() {
   return rt().device_call("cudaDeviceSynchronize", [] {
     Captures::get().check_wait();
-    rt().session().synchronize();
+    synchronize();
   });
 }
 
 // Like a real reset: the context with its allocations, streams, events and
 // error state (sticky faults included) is replaced by a fresh one.
 cudaError_t cudaDeviceReset() {
-  return rt().call("cudaDeviceReset", [] { rt().reset(); });
+  return rt().call("cudaDeviceReset", [] {
+    rt().reset();
+    persisting_l2_bytes() = 0;
+    attributes_of(nullptr).clear();
+  });
 }
+
+// No line persists in gpumux's L2 (the set-aside is not modeled): nothing to reset.
+cudaError_t cudaCtxResetPersistingL2Cache() { return cudaSuccess; }
 
 cudaError_t cudaDriverGetVersion(int* v) {
   if (!v) return cudaErrorInvalidValue;
@@ -230,11 +243,15 @@ const char* cudaGetErrorString(cudaError_t e) { return gpumux::cudart::error_str
 
 // ---- streams ----
 
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int, int priority) {
+// cudaStreamNonBlocking only: every stream is ordered after the program's
+// earlier work anyway (see "Streams" in docs/cuda-programs.md), which the flag
+// permits. The flag is kept for cudaStreamGetFlags.
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority) {
   return rt().call("cudaStreamCreate", [&] {
     if (!stream) throw CudaError{cudaErrorInvalidValue, "null stream"};
+    if (flags & ~kStreamNonBlocking) throw CudaError{cudaErrorInvalidValue, fmt::format("stream flags {:#x}", flags)};
     int p = std::clamp(priority, kGreatestPriority, 0);
-    *stream = new CUstream_st{rt().session().create_stream(-p)};  // gpumux: higher is more urgent
+    *stream = new CUstream_st{rt().session().create_stream(-p), {}, flags};  // gpumux: higher is more urgent
   });
 }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
@@ -254,11 +271,31 @@ cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
   *priority = -Runtime::stream_of(stream).priority;
   return cudaSuccess;
 }
+// The default streams (null, cudaStreamLegacy, cudaStreamPerThread) are one
+// stream in gpumux: id 0, no flags.
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags) {
+  if (!flags) return cudaErrorInvalidValue;
+  *flags = reinterpret_cast<uintptr_t>(stream) > 2 ? stream->flags : 0;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamGetId(cudaStream_t stream, unsigned long long* id) {
+  if (!id) return cudaErrorInvalidValue;
+  *id = Runtime::stream_of(stream).id;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamGetDevice(cudaStream_t, int* device) {
+  if (!device) return cudaErrorInvalidValue;
+  *device = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+  return rt().call("cudaStreamCopyAttributes", [&] { attributes_of(dst) = attributes_of(src); });
+}
 // Every call is ordered after the program's earlier work: stream waits are device waits.
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   return rt().device_call("cudaStreamSynchronize", [&] {
     Captures::get().check_wait(stream);
-    rt().session().synchronize();
+    synchronize();
   });
 }
 // Simulated time advances only while the program waits, so a query waits.
@@ -292,6 +329,23 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, void (*callback)(cudaStre
   return cudaSuccess;
 }
 
+// Stream attributes are kept and returned; the access policy window is not modeled in the L2.
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, int attr, const cudaLaunchAttributeValue* value) {
+  return rt().call("cudaStreamSetAttribute", [&] {
+    if (!value) throw CudaError{cudaErrorInvalidValue, "null value"};
+    check_attribute(attr, *value);
+    attributes_of(stream)[attr] = *value;
+  });
+}
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, int attr, cudaLaunchAttributeValue* value) {
+  return rt().call("cudaStreamGetAttribute", [&] {
+    if (!value) throw CudaError{cudaErrorInvalidValue, "null value"};
+    const auto& set = attributes_of(stream);
+    auto it = set.find(attr);
+    *value = it != set.end() ? it->second : default_attribute(stream, attr);
+  });
+}
+
 // ---- events ----
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) {
@@ -323,6 +377,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     Captures::get().check_host_wait(event);
     Captures::get().check_unsafe_call();
     rt().session().event_synchronize(event->event);
+    rt().pools().trim_to_thresholds(rt().session());
   });
 }
 cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); }

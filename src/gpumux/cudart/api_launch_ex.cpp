@@ -96,9 +96,6 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
                 config->stream, cooperative);
   });
 }
-cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func, void** args) {
-  return cudaLaunchKernelExC(config, func, args);
-}
 
 // A kernel's handle is its registration entry, as __cudaGetKernel gives it.
 cudaError_t cudaGetKernel(cudaKernel_t* kernel, const void* entry) {

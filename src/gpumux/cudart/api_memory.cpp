@@ -225,14 +225,11 @@ cudaError_t cudaFree(void* devPtr) {
     Captures::get().check_unsafe_call();
     if (!devPtr) return;  // cudaFree(0): a common way to initialize the runtime
     if (gpumux::cudart::is_graph_allocation(devPtr)) return;  // its graph frees it
+    if (gpumux::cudart::free_to_pool(addr(devPtr))) return;
     rt().managed().remove(addr(devPtr));
     rt().session().free(addr(devPtr));
   });
 }
-
-// Stream-ordered allocation: ordered like everything else, so immediate.
-cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t) { return cudaMalloc(devPtr, size); }
-cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t) { return cudaFree(devPtr); }
 
 // Managed memory is always resident in device memory (managed.h): placement hints change nothing.
 cudaError_t cudaMemPrefetchAsync(const void* devPtr, size_t, cudaMemLocation, unsigned int, cudaStream_t) {

@@ -6,6 +6,7 @@
 // program's earlier work and take one transfer's simulated time; a device
 // side of a copy is staged through the host.
 #include <cstring>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -103,6 +104,32 @@ void from_array(void* dst, size_t pitch, const cudaArray* src, size_t x_bytes, s
                                    uint32_t(height), 1);
   for (size_t r = 0; dst_device && r < height; ++r)
     rt().session().write(reinterpret_cast<uint64_t>(dst) + r * pitch, staged.data() + r * pitch, width);
+}
+
+// The deprecated cudaMemcpyToArray/FromArray: `count` bytes of linear memory
+// laid out row after row of a 1D or 2D array from byte `x` of row `y`. Each
+// piece (a partial first row, whole rows, a partial last row) is a 2D copy:
+// copy(x bytes, row, offset on the linear side, width bytes, rows).
+void linear_pieces(const cudaArray* array, size_t x, size_t y, size_t count,
+                   const std::function<void(size_t, size_t, size_t, size_t, size_t)>& copy) {
+  const ArrayDesc& d = array_info(array).desc;
+  const size_t row = size_t(d.width) * d.format.element_bytes(), rows = std::max<uint32_t>(d.height, 1);
+  if (d.depth > 1 || d.layered || d.cubemap)
+    throw CudaError{cudaErrorInvalidValue, "cudaMemcpyToArray/FromArray take a 1D or 2D array"};
+  if (x >= row || y >= rows || count > (rows - y) * row - x)
+    throw CudaError{cudaErrorInvalidValue, fmt::format("{} bytes from byte {} of row {} overrun the {} rows of {} "
+                                                       "bytes of the array", count, x, y, rows, row)};
+  size_t done = 0;
+  if (x > 0 && count > 0) {
+    done = std::min(row - x, count);
+    copy(x, y++, 0, done, 1);
+  }
+  if (const size_t whole = (count - done) / row) {
+    copy(0, y, done, row, whole);
+    done += whole * row;
+    y += whole;
+  }
+  if (done < count) copy(0, y, done, count - done, 1);
 }
 
 gpumux::exec::TextureResource resource(const cudaResourceDesc& r) {
@@ -223,6 +250,32 @@ cudaError_t cudaMemcpy2DFromArray(void* dst, size_t dpitch, const cudaArray* src
 cudaError_t cudaMemcpy2DFromArrayAsync(void* dst, size_t dpitch, const cudaArray* src, size_t wOffset, size_t hOffset,
                                        size_t width, size_t height, int kind, cudaStream_t) {
   return cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+}
+
+cudaError_t cudaMemcpyToArray(cudaArray* dst, size_t wOffset, size_t hOffset, const void* src, size_t count, int kind) {
+  return rt().device_call("cudaMemcpyToArray", [&] {
+    const bool device = on_device(src, kind, true);
+    linear_pieces(dst, wOffset, hOffset, count, [&](size_t x, size_t y, size_t offset, size_t width, size_t rows) {
+      to_array(dst, x, y, 0, static_cast<const uint8_t*>(src) + offset, width, width, rows, device);
+    });
+  });
+}
+cudaError_t cudaMemcpyToArrayAsync(cudaArray* dst, size_t wOffset, size_t hOffset, const void* src, size_t count,
+                                   int kind, cudaStream_t) {
+  return cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
+}
+cudaError_t cudaMemcpyFromArray(void* dst, const cudaArray* src, size_t wOffset, size_t hOffset, size_t count,
+                                int kind) {
+  return rt().device_call("cudaMemcpyFromArray", [&] {
+    const bool device = on_device(dst, kind, false);
+    linear_pieces(src, wOffset, hOffset, count, [&](size_t x, size_t y, size_t offset, size_t width, size_t rows) {
+      from_array(static_cast<uint8_t*>(dst) + offset, width, src, x, y, 0, width, rows, device);
+    });
+  });
+}
+cudaError_t cudaMemcpyFromArrayAsync(void* dst, const cudaArray* src, size_t wOffset, size_t hOffset, size_t count,
+                                     int kind, cudaStream_t) {
+  return cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind);
 }
 
 cudaError_t cudaCreateTextureObject(cudaTextureObject_t* tex, const cudaResourceDesc* res, const cudaTextureDesc* desc,

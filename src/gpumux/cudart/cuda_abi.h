@@ -58,9 +58,11 @@ struct uint3 {
 struct CUstream_st;
 struct CUevent_st;
 struct CUkern_st;
+struct CUmemPoolHandle_st;  // a gpumux::cudart::MemPool (mem_pool.h)
 using cudaStream_t = CUstream_st*;
 using cudaEvent_t = CUevent_st*;
 using cudaKernel_t = CUkern_st*;
+using cudaMemPool_t = CUmemPoolHandle_st*;
 
 enum cudaMemcpyKind : int {
   cudaMemcpyHostToHost = 0,
@@ -204,7 +206,8 @@ struct cudaFuncAttributes {
   int reserved[16];
 };
 
-// cudaDeviceAttr values gpumux answers (cudaDeviceGetAttribute).
+// cudaDeviceAttr: every attribute of the CUDA 13 runtime (cudaDeviceGetAttribute
+// answers each one; device_attributes.cpp). Numbers missing here are not attributes.
 enum : int {
   cudaDevAttrMaxThreadsPerBlock = 1,
   cudaDevAttrMaxBlockDimX = 2,
@@ -219,28 +222,130 @@ enum : int {
   cudaDevAttrMaxPitch = 11,
   cudaDevAttrMaxRegistersPerBlock = 12,
   cudaDevAttrClockRate = 13,
+  cudaDevAttrTextureAlignment = 14,
+  cudaDevAttrGpuOverlap = 15,
   cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrKernelExecTimeout = 17,
   cudaDevAttrIntegrated = 18,
   cudaDevAttrCanMapHostMemory = 19,
   cudaDevAttrComputeMode = 20,
+  cudaDevAttrMaxTexture1DWidth = 21,
+  cudaDevAttrMaxTexture2DWidth = 22,
+  cudaDevAttrMaxTexture2DHeight = 23,
+  cudaDevAttrMaxTexture3DWidth = 24,
+  cudaDevAttrMaxTexture3DHeight = 25,
+  cudaDevAttrMaxTexture3DDepth = 26,
+  cudaDevAttrMaxTexture2DLayeredWidth = 27,
+  cudaDevAttrMaxTexture2DLayeredHeight = 28,
+  cudaDevAttrMaxTexture2DLayeredLayers = 29,
+  cudaDevAttrSurfaceAlignment = 30,
   cudaDevAttrConcurrentKernels = 31,
   cudaDevAttrEccEnabled = 32,
+  cudaDevAttrPciBusId = 33,
+  cudaDevAttrPciDeviceId = 34,
+  cudaDevAttrTccDriver = 35,
   cudaDevAttrMemoryClockRate = 36,
   cudaDevAttrGlobalMemoryBusWidth = 37,
   cudaDevAttrL2CacheSize = 38,
   cudaDevAttrMaxThreadsPerMultiProcessor = 39,
   cudaDevAttrAsyncEngineCount = 40,
   cudaDevAttrUnifiedAddressing = 41,
+  cudaDevAttrMaxTexture1DLayeredWidth = 42,
+  cudaDevAttrMaxTexture1DLayeredLayers = 43,
+  cudaDevAttrMaxTexture2DGatherWidth = 45,
+  cudaDevAttrMaxTexture2DGatherHeight = 46,
+  cudaDevAttrMaxTexture3DWidthAlt = 47,
+  cudaDevAttrMaxTexture3DHeightAlt = 48,
+  cudaDevAttrMaxTexture3DDepthAlt = 49,
+  cudaDevAttrPciDomainId = 50,
+  cudaDevAttrTexturePitchAlignment = 51,
+  cudaDevAttrMaxTextureCubemapWidth = 52,
+  cudaDevAttrMaxTextureCubemapLayeredWidth = 53,
+  cudaDevAttrMaxTextureCubemapLayeredLayers = 54,
+  cudaDevAttrMaxSurface1DWidth = 55,
+  cudaDevAttrMaxSurface2DWidth = 56,
+  cudaDevAttrMaxSurface2DHeight = 57,
+  cudaDevAttrMaxSurface3DWidth = 58,
+  cudaDevAttrMaxSurface3DHeight = 59,
+  cudaDevAttrMaxSurface3DDepth = 60,
+  cudaDevAttrMaxSurface1DLayeredWidth = 61,
+  cudaDevAttrMaxSurface1DLayeredLayers = 62,
+  cudaDevAttrMaxSurface2DLayeredWidth = 63,
+  cudaDevAttrMaxSurface2DLayeredHeight = 64,
+  cudaDevAttrMaxSurface2DLayeredLayers = 65,
+  cudaDevAttrMaxSurfaceCubemapWidth = 66,
+  cudaDevAttrMaxSurfaceCubemapLayeredWidth = 67,
+  cudaDevAttrMaxSurfaceCubemapLayeredLayers = 68,
+  cudaDevAttrMaxTexture1DLinearWidth = 69,
+  cudaDevAttrMaxTexture2DLinearWidth = 70,
+  cudaDevAttrMaxTexture2DLinearHeight = 71,
+  cudaDevAttrMaxTexture2DLinearPitch = 72,
+  cudaDevAttrMaxTexture2DMipmappedWidth = 73,
+  cudaDevAttrMaxTexture2DMipmappedHeight = 74,
   cudaDevAttrComputeCapabilityMajor = 75,
   cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxTexture1DMipmappedWidth = 77,
   cudaDevAttrStreamPrioritiesSupported = 78,
+  cudaDevAttrGlobalL1CacheSupported = 79,
+  cudaDevAttrLocalL1CacheSupported = 80,
   cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
   cudaDevAttrMaxRegistersPerMultiprocessor = 82,
   cudaDevAttrManagedMemory = 83,
+  cudaDevAttrIsMultiGpuBoard = 84,
+  cudaDevAttrMultiGpuBoardGroupID = 85,
+  cudaDevAttrHostNativeAtomicSupported = 86,
+  cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,
+  cudaDevAttrPageableMemoryAccess = 88,
   cudaDevAttrConcurrentManagedAccess = 89,
+  cudaDevAttrComputePreemptionSupported = 90,
+  cudaDevAttrCanUseHostPointerForRegisteredMem = 91,
+  cudaDevAttrReserved92 = 92,
+  cudaDevAttrReserved93 = 93,
+  cudaDevAttrReserved94 = 94,
   cudaDevAttrCooperativeLaunch = 95,
+  cudaDevAttrReserved96 = 96,
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+  cudaDevAttrCanFlushRemoteWrites = 98,
+  cudaDevAttrHostRegisterSupported = 99,
+  cudaDevAttrPageableMemoryAccessUsesHostPageTables = 100,
+  cudaDevAttrDirectManagedMemAccessFromHost = 101,
   cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+  cudaDevAttrMaxPersistingL2CacheSize = 108,
+  cudaDevAttrMaxAccessPolicyWindowSize = 109,
+  cudaDevAttrReservedSharedMemoryPerBlock = 111,
+  cudaDevAttrSparseCudaArraySupported = 112,
+  cudaDevAttrHostRegisterReadOnlySupported = 113,
+  cudaDevAttrTimelineSemaphoreInteropSupported = 114,
+  cudaDevAttrMemoryPoolsSupported = 115,
+  cudaDevAttrGPUDirectRDMASupported = 116,
+  cudaDevAttrGPUDirectRDMAFlushWritesOptions = 117,
+  cudaDevAttrGPUDirectRDMAWritesOrdering = 118,
+  cudaDevAttrMemoryPoolSupportedHandleTypes = 119,
+  cudaDevAttrClusterLaunch = 120,
+  cudaDevAttrDeferredMappingCudaArraySupported = 121,
+  cudaDevAttrReserved122 = 122,
+  cudaDevAttrReserved123 = 123,
+  cudaDevAttrReserved124 = 124,
+  cudaDevAttrIpcEventSupport = 125,
+  cudaDevAttrMemSyncDomainCount = 126,
+  cudaDevAttrReserved127 = 127,
+  cudaDevAttrReserved128 = 128,
+  cudaDevAttrReserved129 = 129,
+  cudaDevAttrNumaConfig = 130,
+  cudaDevAttrNumaId = 131,
+  cudaDevAttrReserved132 = 132,
+  cudaDevAttrMpsEnabled = 133,
+  cudaDevAttrHostNumaId = 134,
+  cudaDevAttrD3D12CigSupported = 135,
+  cudaDevAttrVulkanCigSupported = 138,
+  cudaDevAttrGpuPciDeviceId = 139,
+  cudaDevAttrGpuPciSubsystemId = 140,
+  cudaDevAttrReserved141 = 141,
+  cudaDevAttrHostNumaMemoryPoolsSupported = 142,
+  cudaDevAttrHostNumaMultinodeIpcSupported = 143,
+  cudaDevAttrHostMemoryPoolsSupported = 144,
+  cudaDevAttrReserved145 = 145,
+  cudaDevAttrOnlyPartialHostNativeAtomicSupported = 147,
 };
 
 // cudaFuncAttribute values accepted by cudaFuncSetAttribute.
@@ -254,6 +359,36 @@ enum : int {
   cudaLimitStackSize = 0,
   cudaLimitPrintfFifoSize = 1,
   cudaLimitMallocHeapSize = 2,
+  cudaLimitDevRuntimePendingLaunchCount = 4,
+  cudaLimitMaxL2FetchGranularity = 5,
+  cudaLimitPersistingL2CacheSize = 6,
+};
+
+// Persisting-L2 access policy windows (cudaStreamSetAttribute).
+enum : int { cudaAccessPropertyNormal = 0, cudaAccessPropertyStreaming = 1, cudaAccessPropertyPersisting = 2 };
+struct cudaAccessPolicyWindow {
+  void* base_ptr;
+  size_t num_bytes;
+  float hitRatio;
+  int hitProp, missProp;
+};
+// cudaLaunchAttributeID values valid for streams (cudaStreamAttrID).
+enum : int {
+  cudaLaunchAttributeAccessPolicyWindow = 1,
+  cudaLaunchAttributeSynchronizationPolicy = 3,
+  cudaLaunchAttributePriority = 8,
+  cudaLaunchAttributeMemSyncDomainMap = 9,
+  cudaLaunchAttributeMemSyncDomain = 10,
+};
+union cudaLaunchAttributeValue {  // cudaStreamAttrValue: 64 bytes
+  char pad[64];
+  cudaAccessPolicyWindow accessPolicyWindow;
+  int syncPolicy;  // cudaSynchronizationPolicy: 1 (auto) to 4 (blocking sync)
+  int priority;
+  struct {
+    unsigned char default_, remote;
+  } memSyncDomainMap;
+  int memSyncDomain;
 };
 
 enum cudaChannelFormatKind : int {
@@ -345,8 +480,35 @@ struct cudaMemcpy3DParms {
 };
 
 struct cudaMemLocation {
-  int type;
+  int type;  // 1: cudaMemLocationTypeDevice
   int id;
+};
+
+// Memory pools (cudaMemPoolCreate, cudaMemPoolSetAttribute, ...).
+enum : int {
+  cudaMemPoolReuseFollowEventDependencies = 1,
+  cudaMemPoolReuseAllowOpportunistic = 2,
+  cudaMemPoolReuseAllowInternalDependencies = 3,
+  cudaMemPoolAttrReleaseThreshold = 4,
+  cudaMemPoolAttrReservedMemCurrent = 5,
+  cudaMemPoolAttrReservedMemHigh = 6,
+  cudaMemPoolAttrUsedMemCurrent = 7,
+  cudaMemPoolAttrUsedMemHigh = 8,
+};
+enum : int { cudaMemLocationTypeDevice = 1, cudaMemAllocationTypePinned = 1 };
+enum : int { cudaMemAccessFlagsProtNone = 0, cudaMemAccessFlagsProtRead = 1, cudaMemAccessFlagsProtReadWrite = 3 };
+struct cudaMemPoolProps {
+  int allocType;
+  int handleTypes;  // 0: none (no IPC)
+  cudaMemLocation location;
+  void* win32SecurityAttributes;
+  size_t maxSize;  // 0: no limit
+  unsigned short usage;
+  unsigned char reserved[54];
+};
+struct cudaMemAccessDesc {
+  cudaMemLocation location;
+  int flags;
 };
 
 // The fat binary wrapper nvcc registers (__cudaRegisterFatBinary's argument).

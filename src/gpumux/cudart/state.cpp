@@ -30,6 +30,7 @@ cudaError_t fault_code(const std::string& r) {
 }
 
 thread_local std::vector<Runtime::LaunchConfig> launch_configs;
+thread_local cudaError_t last_error = cudaSuccess;  // of this host thread (Runtime::take_last_error)
 
 }  // namespace
 
@@ -77,7 +78,7 @@ cudaError_t Runtime::call(const char* api, const std::function<void()>& body) {
     detail = x.what();
   }
   if (e != cudaSuccess) {
-    last_ = e;
+    last_error = e;
     if (!detail.empty()) fmt::print(stderr, "gpumux: {}: {}\n", api, detail);
   }
   return e;
@@ -102,13 +103,15 @@ cudaError_t Runtime::unimplemented(const char* api) {
     unimplemented_seen_.push_back(api);
     fmt::print(stderr, "gpumux: {} is not implemented (returns cudaErrorNotSupported)\n", api);
   }
-  return last_ = cudaErrorNotSupported;
+  return last_error = cudaErrorNotSupported;
 }
+
+cudaError_t Runtime::peek_last_error() const { return sticky_ ? sticky_ : last_error; }
 
 cudaError_t Runtime::take_last_error() {
   std::lock_guard lock(mutex_);
   cudaError_t e = peek_last_error();
-  last_ = cudaSuccess;
+  last_error = cudaSuccess;
   return e;
 }
 
@@ -162,8 +165,9 @@ void Runtime::reset() {
   std::lock_guard lock(mutex_);
   session_->reset();
   managed_.clear();
+  pools_.clear();
   for (auto& m : modules_) load(*m);
-  last_ = sticky_ = cudaSuccess;
+  last_error = sticky_ = cudaSuccess;
 }
 
 KernelEntry& Runtime::kernel(const void* host_fn) {

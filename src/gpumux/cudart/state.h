@@ -17,11 +17,14 @@
 #include "gpumux/cudart/cuda_abi.h"
 #include "gpumux/cudart/graph.h"
 #include "gpumux/cudart/managed.h"
+#include "gpumux/cudart/mem_pool.h"
 #include "gpumux/cudart/session.h"
 #include "gpumux/runtime/runtime.h"
 
 struct CUstream_st {
   gpumux::runtime::Stream stream;
+  std::map<int, cudaLaunchAttributeValue> attributes;  // cudaStreamSetAttribute's, by cudaStreamAttrID
+  unsigned flags = 0;                                   // cudaStreamCreateWithFlags's
 };
 struct CUevent_st {
   gpumux::runtime::Event event;
@@ -77,13 +80,16 @@ class Runtime {
   cudaError_t device_call(const char* api, const std::function<void()>& body);
   // Prints "gpumux: <name> is not implemented" once.
   cudaError_t unimplemented(const char* api);
+  // CUDA's last error is per host thread; a sticky error (a device fault)
+  // belongs to the context and is every thread's until cudaDeviceReset.
   cudaError_t take_last_error();
-  cudaError_t peek_last_error() const { return sticky_ ? sticky_ : last_; }
+  cudaError_t peek_last_error() const;
 
   Session& session() { return *session_; }
   const GpuConfig& config() const { return session_->config(); }
   const runtime::DeviceLimits& limits() const { return session_->limits(); }
   ManagedMemory& managed() { return managed_; }
+  MemPools& pools() { return pools_; }
 
   // Registration.
   void** register_fatbin(const void* wrapper);
@@ -132,8 +138,9 @@ class Runtime {
 
   std::unique_ptr<Session> session_;
   ManagedMemory managed_;
+  MemPools pools_;
   std::recursive_mutex mutex_;
-  cudaError_t last_ = cudaSuccess, sticky_ = cudaSuccess;
+  cudaError_t sticky_ = cudaSuccess;
   std::vector<std::unique_ptr<RegisteredModule>> modules_;
   std::map<const void*, std::unique_ptr<KernelEntry>> kernels_;  // by host stub
   std::map<const void*, VariableEntry> variables_;               // by host shadow
@@ -152,5 +159,8 @@ void memset_2d(const cudaMemsetParams& p);
 // (CudaError for a bad direction or range).
 cudaMemcpy3DParms to_symbol(const void* symbol, const void* src, size_t count, size_t offset, int kind);
 cudaMemcpy3DParms from_symbol(void* dst, const void* symbol, size_t count, size_t offset, int kind);
+// Returns `p` to its memory pool if a pool handed it out, after the device's
+// earlier work (api_mempool.cpp); false if `p` is not pool memory.
+bool free_to_pool(runtime::DevPtr p);
 
 }  // namespace gpumux::cudart

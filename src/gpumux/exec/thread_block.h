@@ -106,6 +106,10 @@ class ThreadBlock {
   void check_stalled() const;
   // Spin rounds (see run_to_completion) after which no arrival can come.
   static constexpr unsigned kMaxSpinRounds = 1024;
+  // Warp instructions a warp runs before the others get a turn: a warp that
+  // waits for another by spinning on memory (cooperative groups' tiles wider
+  // than a warp) never blocks, so it must not run alone forever.
+  static constexpr unsigned kTurnInstructions = 1 << 16;
   [[noreturn]] void spin_deadlock() const;
 
   const GridLaunch* launch_;
@@ -127,11 +131,11 @@ uint64_t ThreadBlock::run_to_completion(AfterStep&& after_step) {
   for (;;) {
     bool progressed = false, only_spins = true;
     for (Warp& w : warps_) {
-      // Run each warp until it blocks: fewer switches, same result, since
-      // warps of a TB interact only through barriers and memory order is
-      // unspecified between barriers. A failed mbarrier wait yields.
+      // Run each warp until it blocks or its turn ends: few switches, same
+      // result, since memory order is unspecified between barriers. A failed
+      // mbarrier wait yields (a spin round); the end of a turn does not.
       bool ran = false, yielded = false;
-      while (w.ready()) {
+      for (unsigned turn = 0; turn < kTurnInstructions && w.ready(); ++turn) {
         if constexpr (kObserved) {
           const ptx::Instruction& in = w.next_instruction();
           uint32_t mask = w.active_mask();

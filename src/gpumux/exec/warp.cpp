@@ -274,6 +274,8 @@ uint64_t special_value(const Warp& w, const ptx::Operand& o, unsigned lane) {
   const GridLaunch& l = tb.launch();
   using S = ptx::SpecialReg;
   unsigned c = o.comp < 3 ? o.comp : 0;
+  // Where the layout put the reserved region (present whenever the kernel reads these registers).
+  auto reserved = [&] { return l.module->kernel(l.kernel).shared.reserved_offset; };
   switch (o.sreg) {
     case S::Tid: {
       uint32_t t = w.thread_linear(lane);
@@ -306,7 +308,14 @@ uint64_t special_value(const Warp& w, const ptx::Operand& o, unsigned lane) {
     case S::Pm64:
     case S::CurrentGraphExec: return 0;
     case S::DynamicSmemSize: return l.dyn_smem;
-    case S::TotalSmemSize: return tb.shared().size();
+    case S::TotalSmemSize:  // the user's static and dynamic shared memory, without the reserved region
+      return tb.shared().size() - (reserved() == ptx::kNoSharedOffset ? 0 : ptx::kReservedSmemBytes);
+    case S::ReservedSmemBegin: return reserved();
+    case S::ReservedSmemEnd: return reserved() + ptx::kReservedSmemBytes;
+    case S::ReservedSmemCap: return ptx::kReservedSmemBytes;
+    // Two halves of the region (which system software uses which part is not
+    // published; cooperative groups keeps its 288-byte block scratch at _1).
+    case S::ReservedSmemOffset: return reserved() + o.comp * (ptx::kReservedSmemBytes / 2);
     case S::None: break;
   }
   return 0;

@@ -90,7 +90,7 @@ const char* opcode_name(Opcode op) {
       "bra", "call", "ret", "exit", "trap", "brkpt", "nanosleep",
       "bar", "membar", "atom", "red", "shfl", "vote", "match", "activemask", "redux",
       "tex", "tld4", "txq", "suld", "sust", "suq",
-      "cp.async", "mbarrier", "mma", "ldmatrix", "wmma",
+      "cp.async", "mbarrier", "mma", "ldmatrix", "wmma", "video",
   };
   static_assert(std::size(kNames) == size_t(Opcode::NumOpcodes));
   auto i = size_t(op);

@@ -77,6 +77,8 @@ enum class Opcode : uint8_t {
   Mma,      // mma.sync: Instruction::tensor
   Ldmatrix, // ldmatrix.sync.aligned.m8n8: Instruction::tensor (count, trans)
   Wmma,     // wmma.load/store/mma: Instruction::tensor (wmma: which operation)
+  // video instructions, scalar and SIMD (vadd, vadd2, vadd4, vset4, ...): Instruction::video (parse_video.h)
+  Video,
   NumOpcodes
 };
 const char* opcode_name(Opcode op);
@@ -138,6 +140,24 @@ struct TensorOp {
   WmmaOp wmma = WmmaOp::None;
 };
 
+// Video instructions (PTX ISA "Video Instructions"): the operation of vadd,
+// vadd2, vadd4, ..., its operand types and selectors. The destination type
+// (.u32/.s32) is Instruction::type; vset's comparison is Instruction::cmp.
+enum class VideoOp : uint8_t { None, Add, Sub, Absdiff, Min, Max, Avrg, Shl, Shr, Set };
+struct VideoModifiers {
+  VideoOp op = VideoOp::None;
+  uint8_t lanes = 0;                             // 1: scalar; 2 or 4: SIMD (vop2, vop4)
+  Type atype = Type::None, btype = Type::None;   // .u32 or .s32
+  AtomOp second = AtomOp::None;                  // scalar .add/.min/.max; SIMD .add (accumulate)
+  bool clamp = false;                            // vshl/vshr .clamp (else .wrap)
+  // Scalar: a VideoSel each (Word: the whole register; dsel Word: no merge).
+  // SIMD: asel/bsel hold, per lane i, the index of its byte (0-7) or half (0-3)
+  // in {b, a} in bits [4i, 4i+4); dsel is the mask of lanes written (bit i: lane i).
+  uint16_t asel = 0, bsel = 0;
+  uint8_t dsel = 0;
+};
+enum VideoSel : uint8_t { kVideoWord, kVideoB0, kVideoB1, kVideoB2, kVideoB3, kVideoH0, kVideoH1 };
+
 // Special registers readable with mov/cvt (%tid.x etc.). Component in Operand::comp.
 enum class SpecialReg : uint8_t {
   None, Tid, Ntid, Ctaid, Nctaid, Laneid, Warpid, Nwarpid, Smid, Nsmid, Gridid,
@@ -146,6 +166,9 @@ enum class SpecialReg : uint8_t {
   ClockHi, GlobaltimerLo, GlobaltimerHi,  // %clock_hi: high half of %clock64; %globaltimer_lo/_hi
   Pm, Pm64,          // %pm0..%pm7, %pm0_64..%pm7_64 (counter in comp): not modeled, read 0
   CurrentGraphExec,  // %current_graph_exec: 0, no launch comes from a CUDA graph
+  // %reserved_smem_offset_begin/_end/_cap and %reserved_smem_offset_0/_1 (index in comp):
+  // the block's reserved shared-memory region (ptx/resources.h, kReservedSmemBytes)
+  ReservedSmemBegin, ReservedSmemEnd, ReservedSmemCap, ReservedSmemOffset,
 };
 
 enum class OperandKind : uint8_t {
@@ -226,6 +249,7 @@ struct Instruction {
   bool noinc = false;         // cp.async.mbarrier.arrive.noinc; mbarrier.arrive.noComplete
   bool cache_policy = false;  // .L2::cache_hint (cp.async): its cache-policy operand is dropped
   TensorOp tensor{};
+  VideoModifiers video{};
   // guard predicate: @%p or @!%p
   uint16_t guard = kNoReg;
   bool guard_neg = false;

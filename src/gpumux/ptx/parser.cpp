@@ -12,6 +12,7 @@
 #include "gpumux/ptx/inst_info.h"
 #include "gpumux/ptx/lexer.h"
 #include "gpumux/ptx/literal.h"
+#include "gpumux/ptx/parse_video.h"
 #include "gpumux/ptx/parser_texture.h"
 #include "gpumux/ptx/parse_async_tensor.h"
 
@@ -158,7 +159,7 @@ std::string unknown_opcode(std::string_view base, std::string_view word) {
       {"stmatrix", "tensor core"}, {"movmatrix", "tensor core"}, {"cp", "async copy"},
       {"mbarrier", "async barrier"}, {"brx", "indirect branch"},
       {"alloca", "dynamic stack allocation"}, {"stacksave", "dynamic stack allocation"},
-      {"stackrestore", "dynamic stack allocation"},
+      {"stackrestore", "dynamic stack allocation"}, {"vmad", "video"},
   };
   auto it = kKinds.find(base);
   if (it != kKinds.end()) return fmt::format("{} ({})", word, it->second);
@@ -213,6 +214,9 @@ std::optional<SpecialInfo> special_from_name(std::string_view s) {
       {"%globaltimer_lo", {SpecialReg::GlobaltimerLo, false}},
       {"%globaltimer_hi", {SpecialReg::GlobaltimerHi, false}},
       {"%current_graph_exec", {SpecialReg::CurrentGraphExec, false}},
+      {"%reserved_smem_offset_begin", {SpecialReg::ReservedSmemBegin, false}},
+      {"%reserved_smem_offset_end", {SpecialReg::ReservedSmemEnd, false}},
+      {"%reserved_smem_offset_cap", {SpecialReg::ReservedSmemCap, false}},
   };
   auto it = kRegs.find(s);
   if (it == kRegs.end()) return std::nullopt;
@@ -222,7 +226,7 @@ std::optional<SpecialInfo> special_from_name(std::string_view s) {
 // Special registers of the PTX ISA that gpumux does not model.
 bool is_unmodeled_special(std::string_view s) {
   static constexpr std::string_view kPrefixes[] = {
-      "%reserved_smem", "%aggr_smem", "%cluster", "%is_explicit_cluster", "%nclusterid",
+      "%aggr_smem", "%cluster", "%is_explicit_cluster", "%nclusterid",
   };
   for (std::string_view p : kPrefixes)
     if (s.substr(0, p.size()) == p) return true;
@@ -410,6 +414,7 @@ OperandCount operand_count(const Instruction& in) {
 // Number of type suffixes an opcode takes.
 unsigned type_count(const Instruction& in) {
   if (is_texture_op(in.op)) return texture_type_count(in);
+  if (in.op == Opcode::Video) return video_type_count(in);
   switch (in.op) {
     case Opcode::Cvt:
     case Opcode::Set:
@@ -1227,6 +1232,11 @@ class Parser {
       o.comp = uint8_t(base[3] - '0');
       return o;
     }
+    if (base == name && (base == "%reserved_smem_offset_0" || base == "%reserved_smem_offset_1")) {
+      o.sreg = SpecialReg::ReservedSmemOffset;
+      o.comp = uint8_t(base.back() - '0');
+      return o;
+    }
     auto info = special_from_name(base);
     if (!info) return Operand{};
     o.sreg = info->reg;
@@ -1270,6 +1280,7 @@ class Parser {
     st.base = word.substr(0, dot);
     st.word = word;
     auto op = opcode_from_name(st.base);
+    if (!op && video_opcode(st.base, in)) op = Opcode::Video;
     if (!op) unsupported(unknown_opcode(st.base, word));
     in.op = *op;
     while (dot < word.size()) {
@@ -1321,6 +1332,7 @@ class Parser {
       return r.has_value();
     };
     if (is_texture_op(in.op)) return apply_texture_modifier(in, m);
+    if (in.op == Opcode::Video) return apply_video_modifier(in, m);
     switch (in.op) {
       case Opcode::Ld:
       case Opcode::Ldu:
@@ -1498,6 +1510,10 @@ class Parser {
       const std::string missing = texture_modifiers_missing(in);
       require(missing.empty(), missing);
     }
+    if (in.op == Opcode::Video) {
+      const std::string wrong = finish_video_types(in, st.types, st.ntypes);
+      require(wrong.empty(), wrong);
+    }
     switch (in.op) {
       case Opcode::Ld:
       case Opcode::Ldu:
@@ -1576,6 +1592,11 @@ class Parser {
           ++n;
           continue;
         }
+        if (in.op == Opcode::Video) {
+          in.ops[n] = parse_video_operand(in, n);
+          ++n;
+          continue;
+        }
         in.ops[n] = parse_operand(in, n);
         if (n == 0 && accept('|')) {
           const Token& p = peek();
@@ -1622,6 +1643,23 @@ class Parser {
     // WARP_SZ: the PTX ISA's predefined constant, the warp size, an immediate.
     if (t.text == "WARP_SZ") return warp_size_operand(in, slot);
     return named_operand(t, slot);
+  }
+
+  // A register with an optional selector ("%r1.b0", "%r2.b3210": parse_video.h), or an immediate.
+  Operand parse_video_operand(Instruction& in, unsigned slot) {
+    const Token& t = peek();
+    if (t.kind != TokKind::Ident) return parse_operand(in, slot);
+    take();
+    const size_t dot = t.text.find('.');
+    auto r = find_reg(t.text.substr(0, dot));
+    if (!r || r->pred) fail(t, fmt::format("'{}' is not a register", t.text.substr(0, dot)));
+    if (dot != std::string_view::npos)
+      if (std::string e = apply_video_selector(in, slot, t.text.substr(dot + 1)); !e.empty())
+        fail(t, fmt::format("'{}': {}", t.text, e));
+    Operand o;
+    o.kind = OperandKind::Reg;
+    o.reg = r->index;
+    return o;
   }
 
   Operand warp_size_operand(const Instruction& in, unsigned slot) {
@@ -1786,6 +1824,11 @@ class Parser {
   }
 
   void validate_operands(Instruction& in, const Token& op_tok) {
+    if (in.op == Opcode::Video) {
+      const std::string e = video_operands_error(in);
+      if (!e.empty()) fail(op_tok, fmt::format("'{}' takes {}", op_tok.text, e));
+      return;
+    }
     if (is_texture_op(in.op)) {
       if (std::string u = texture_unsupported_form(in); !u.empty()) unsupported(fmt::format("{} ({})", op_tok.text, u));
       const std::string e = texture_operands_error(in);

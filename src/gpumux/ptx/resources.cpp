@@ -287,9 +287,15 @@ SharedLayout layout_shared(const Module& m, const Function& kernel) {
     l.local_offset[f].assign(m.functions[f].locals.size(), kNoSharedOffset);
 
   std::vector<char> used(m.globals.size(), 0);
+  bool reads_reserved = false;
   for (uint32_t f : funcs)
     for (const Instruction& in : m.functions[f].insts)
-      for (unsigned i = 0; i < in.nops; ++i) mark_shared_use(m, in.ops[i], used);
+      for (unsigned i = 0; i < in.nops; ++i) {
+        mark_shared_use(m, in.ops[i], used);
+        const SpecialReg r = in.ops[i].kind == OperandKind::Special ? in.ops[i].sreg : SpecialReg::None;
+        reads_reserved |= r == SpecialReg::ReservedSmemBegin || r == SpecialReg::ReservedSmemEnd ||
+                          r == SpecialReg::ReservedSmemCap || r == SpecialReg::ReservedSmemOffset;
+      }
 
   uint64_t off = 0, dyn_align = 16;
   for (uint32_t g = 0; g < m.globals.size(); ++g) {
@@ -315,6 +321,10 @@ SharedLayout layout_shared(const Module& m, const Function& kernel) {
     }
   }
   l.static_bytes = off;
+  if (reads_reserved) {
+    l.reserved_offset = align_up(off, 16);
+    off = l.reserved_offset + kReservedSmemBytes;
+  }
   l.dynamic_offset = align_up(off, dyn_align);
   for (uint32_t g = 0; g < m.globals.size(); ++g)
     if (m.globals[g].space == Space::Shared && m.globals[g].is_extern) l.module_offset[g] = l.dynamic_offset;

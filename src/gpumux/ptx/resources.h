@@ -34,16 +34,26 @@ std::vector<uint32_t> live_units_before(const Function& f);
 
 inline constexpr uint64_t kNoSharedOffset = ~uint64_t(0);
 
+// Shared memory the driver reserves per thread block on sm_80 (what
+// cudaDevAttrReservedSharedMemoryPerBlock reports on an A100: 1 KB). PTX reads
+// its place through %reserved_smem_offset_* (cooperative groups keeps a
+// block's scratch there); gpumux gives a block the region only when its
+// kernel reads one of those registers, so other kernels keep their occupancy.
+inline constexpr uint64_t kReservedSmemBytes = 1024;
+
 // Where each .shared variable used by a kernel (and its callees) lives in the
 // thread block's shared memory. Variables are placed in declaration order
 // (module variables first, then function-local ones by function index), each
 // at its alignment. Dynamic shared memory (every .extern .shared variable)
 // starts at dynamic_offset, after the static variables, aligned to the
-// largest .extern alignment (16 if none is declared).
+// largest .extern alignment (16 if none is declared). The reserved region
+// (kReservedSmemBytes), if the kernel reads %reserved_smem_offset_*, lies
+// between the static variables and dynamic_offset.
 struct SharedLayout {
   std::vector<uint64_t> module_offset;              // per Module::globals; kNoSharedOffset if unused
   std::vector<std::vector<uint64_t>> local_offset;  // [function][local]; kNoSharedOffset if unused
   uint64_t static_bytes = 0;
+  uint64_t reserved_offset = kNoSharedOffset;       // start of the reserved region; kNoSharedOffset if none
   uint64_t dynamic_offset = 0;
   bool uses_dynamic = false;
 };

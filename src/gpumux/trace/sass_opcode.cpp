@@ -286,6 +286,9 @@ SassForm sass_form(const ptx::Instruction& in, Space space, bool in_kernel) {
       if (in.tensor.wmma == ptx::WmmaOp::Mma) return {"HMMA.884.F32.F32"};
       if (in.tensor.wmma == ptx::WmmaOp::StoreD) return {space == Space::Shared ? "STS.128" : "STG.E.128", true};
       return {space == Space::Shared ? "LDS.128" : "LDG.E.128", true};
+    case Opcode::Video:  // sm_80 has VABSDIFF/VABSDIFF4; ptxas expands the others into integer code
+      if (in.video.op == ptx::VideoOp::Absdiff) return {in.video.lanes == 4 ? "VABSDIFF4" : "VABSDIFF"};
+      return {"IADD3"};
     case Opcode::Invalid:
     case Opcode::NumOpcodes: break;
   }

@@ -81,6 +81,7 @@ ptx::ExecHandler bind_compute(const ptx::Instruction& in, std::string& why) {
       return bind_bits(in, why);
     case Opcode::Setp: case Opcode::Set: case Opcode::Selp: case Opcode::Slct:
       return bind_compare(in, why);
+    case Opcode::Video: return bind_video(in, why);
     default:
       why = std::string(ptx::opcode_name(in.op)) + " is not a compute instruction";
       return nullptr;

@@ -19,6 +19,8 @@ ptx::ExecHandler bind_compare(const ptx::Instruction& in, std::string& why);
 ptx::ExecHandler bind_move(const ptx::Instruction& in, std::string& why);
 // add/sub/mad with .cc, addc, subc, madc (carry.cpp).
 ptx::ExecHandler bind_carry(const ptx::Instruction& in, std::string& why);
+// The scalar and SIMD video instructions (video.cpp).
+ptx::ExecHandler bind_video(const ptx::Instruction& in, std::string& why);
 
 // Sets `why` to "<instruction spelling> not supported" (plus `detail`) and
 // returns nullptr, for binders to reject a combination in one statement.
