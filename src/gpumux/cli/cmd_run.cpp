@@ -71,6 +71,7 @@ multitask::RunOptions runner_options(const RunOptions& o) {
   r.baselines = !o.no_baselines;
   r.use_cache = !o.no_cache;
   r.cache_dir = o.cache_dir;
+  r.statistics = !o.json_file.empty();  // only the JSON shows them
   return r;
 }
 

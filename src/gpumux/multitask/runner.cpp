@@ -127,7 +127,7 @@ std::vector<KernelQos> kernel_qos(gpu::Gpu& g, const RunResult& r, const gpu::Qo
 // those of the quota scheme and of the QoS results.
 // `attached` runs attached apps (`alone`: as their isolated runs).
 RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline* timeline,
-                   const gpu::QosGoals& goals, const AttachedProgram& attached, bool alone,
+                   const gpu::QosGoals& goals, const AttachedProgram& attached, bool alone, bool statistics,
                    const std::vector<double>& issue_rates = {}) {
   RunResult result;
   const GpuConfig& cfg = config.values();
@@ -239,7 +239,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, stats::Timeline*
     result.apps[i].thread_insts = app_thread_insts(g, uint32_t(i));
   }
   result.qos = kernel_qos(g, result, goals);
-  result.stats = stats::to_json(g.stats(), g.keys());
+  if (statistics) result.stats = stats::to_json(g.stats(), g.keys());
   if (timeline) add_app_tracks(*timeline, result, cfg.clock.core_mhz);
   if (timeline) add_event_tracks(*timeline, result.events, cfg.clock.core_mhz);
   return result;
@@ -348,7 +348,7 @@ std::optional<Baseline> isolated(const AppSpec& a, const Config& config, const W
                       hit->at("thread_insts").get<uint64_t>(), hit->at("kernel_cycles").get<Cycle>(),
                       hit->at("event_cycles").get<double>()};
   }
-  RunResult r = simulate(isolated_workload(a, w), config, nullptr, {}, o.attached, true);
+  RunResult r = simulate(isolated_workload(a, w), config, nullptr, {}, o.attached, true, false);
   const AppOutcome& out = r.apps[0];
   std::optional<Baseline> b = measured_alone(r);
   if (!b) {
@@ -418,7 +418,7 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
       issue_rates.push_back(double(alone[i]->warp_insts) / scheduler_cycles);
     }
   }
-  RunResult r = simulate(w, config, o.timeline, goals, o.attached, false, issue_rates);
+  RunResult r = simulate(w, config, o.timeline, goals, o.attached, false, o.statistics, issue_rates);
   for (AppOutcome& a : r.apps) measure(a, w.run, r.cycles);
   if (!o.baselines) return r;
   std::vector<AppTimes> times;

@@ -46,6 +46,7 @@ struct RunOptions {
   std::filesystem::path cache_dir;     // empty: BaselineCache::default_dir()
   stats::Timeline* timeline = nullptr; // filled with SM, app and copy tracks if given
   AttachedProgram attached;            // required when the workload has attached apps
+  bool statistics = true;              // fill RunResult::stats (a run that writes no JSON skips it)
 };
 
 // One run of an application's host program, in core cycles.
@@ -104,7 +105,8 @@ struct RunResult {
   std::vector<frontend::EventRecord> events;  // event kernels (docs/edge.md)
   std::vector<KernelQos> qos;              // launches of apps with a qos_goal
   std::optional<WorkloadMetrics> metrics;  // with baselines, when every app has both times
-  nlohmann::json stats;                    // the statistics registry (stats/writers.h)
+  nlohmann::json stats;                    // the statistics registry (stats/writers.h); null
+                                           // unless RunOptions::statistics
   bool all_passed() const;
 };
 
