@@ -82,11 +82,11 @@ TEST(Stats, RegistryAggregatesOnDemand) {
 TEST(Stats, RegistryFindsEachOfManyPathsAndRefusesNesting) {
   StatRegistry reg;
   std::vector<Counter> counters(2000);
-  for (size_t i = 0; i < counters.size(); ++i)
-    reg.add("sm" + std::to_string(i / 20) + ".unit" + std::to_string(i % 20) + ".count", counters[i], "a count");
+  auto path = [](size_t i) { return "sm" + std::to_string(i / 20) + ".unit" + std::to_string(i % 20) + ".count"; };
+  for (size_t i = 0; i < counters.size(); ++i) reg.add(path(i), counters[i], "a count");
   ASSERT_EQ(reg.entries().size(), counters.size());
   for (size_t i = 0; i < counters.size(); i += 37) {
-    const StatRegistry::Entry* e = reg.find("sm" + std::to_string(i / 20) + ".unit" + std::to_string(i % 20) + ".count");
+    const StatRegistry::Entry* e = reg.find(path(i));
     ASSERT_NE(e, nullptr) << i;
     EXPECT_EQ(std::get<Counter*>(e->stat), &counters[i]);
     EXPECT_EQ(e->doc, "a count");
