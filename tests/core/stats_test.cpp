@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "gpumux/stats/writers.h"
 
@@ -73,6 +75,44 @@ TEST(Stats, RegistryAggregatesOnDemand) {
   f.reg.reset();
   EXPECT_EQ(f.reg.sum("sm*.l1d.*"), 0u);
   EXPECT_EQ(f.latency.total().count(), 0u);
+}
+
+// Paths are indexed (a GPU registers thousands): lookups, duplicates and
+// nesting must be found among many, and a refused path must leave no trace.
+TEST(Stats, RegistryFindsEachOfManyPathsAndRefusesNesting) {
+  StatRegistry reg;
+  std::vector<Counter> counters(2000);
+  auto path = [](size_t i) { return "sm" + std::to_string(i / 20) + ".unit" + std::to_string(i % 20) + ".count"; };
+  for (size_t i = 0; i < counters.size(); ++i) reg.add(path(i), counters[i], "a count");
+  ASSERT_EQ(reg.entries().size(), counters.size());
+  for (size_t i = 0; i < counters.size(); i += 37) {
+    const StatRegistry::Entry* e = reg.find(path(i));
+    ASSERT_NE(e, nullptr) << i;
+    EXPECT_EQ(std::get<Counter*>(e->stat), &counters[i]);
+    EXPECT_EQ(e->doc, "a count");
+  }
+  EXPECT_EQ(reg.find("sm7.unit3"), nullptr);  // an inner node, not a statistic
+  EXPECT_EQ(reg.find("sm100.unit0.count"), nullptr);
+  Counter c;
+  try {
+    reg.add("sm99.unit19.count", c, "");
+    ADD_FAILURE() << "registered twice";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("registered twice"), std::string::npos) << e.what();
+  }
+  try {
+    reg.add("sm5.unit2", c, "");  // an inner node: the error names a statistic under it
+    ADD_FAILURE() << "nested";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'sm5.unit2.count'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(reg.add("sm5.unit2.count.x.y", c, ""), std::logic_error);  // under a statistic
+  EXPECT_EQ(reg.entries().size(), counters.size());
+  reg.add("sm5.unit2b", c, "");  // a sibling whose name extends another's is no nesting
+  EXPECT_EQ(reg.find("sm5.unit2b")->stat, StatRegistry::Stat(&c));
+  counters[41].add(5);
+  EXPECT_EQ(reg.sum("sm2.unit1.count"), 5u);
+  EXPECT_EQ(reg.sum("sm*.unit1.count"), 5u);
 }
 
 TEST(Stats, JsonWriterNestsPathsAndSplitsKeys) {

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "fake_sink.h"
 
 namespace gpumux::mem {
@@ -120,6 +123,30 @@ TEST(Cache, StallsWhenMshrsAreExhausted) {
   b.engine.run_until(12 * kCycle);
   ASSERT_EQ(b.below.got.size(), 3u);
   EXPECT_EQ(b.below_cycle(2), 11u);  // the fill frees the MSHR in the same cycle
+}
+
+// Waiters are stored per MSHR and grow with the highest MSHR in use: requests
+// merged into the first MSHR must survive the later misses that grow them.
+TEST(Cache, MergedRequestsOfEveryMshrAreAnsweredOnce) {
+  Bench b(l1_params());  // 4 MSHRs, 4 merges each
+  const uint64_t lines[] = {0x1000, 0x1080, 0x1100, 0x1180};  // sets 0..3: no tag stall
+  uint64_t token = 1;
+  for (Cycle c = 0; c < 4; ++c) {
+    b.send_at(2 * c, read_req(lines[c], 0x1, token++));
+    b.send_at(2 * c + 1, read_req(lines[c], 0x1, token++));  // merges, nothing more to fetch
+  }
+  b.engine.run_until(20 * kCycle);
+  ASSERT_EQ(b.below.got.size(), 4u);
+  EXPECT_EQ(b.cache.stats().mshr_merges.total().value(), 4u);
+  for (size_t i = 4; i-- > 0;) b.fill_at(20 + 4 * (3 - i), i);  // the last MSHR first
+  b.engine.run();
+  ASSERT_EQ(b.above.got.size(), 8u);
+  std::vector<uint64_t> answered;
+  for (const auto& [tick, r] : b.above.got) answered.push_back(r.token);
+  std::sort(answered.begin(), answered.end());
+  EXPECT_EQ(answered, (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(b.above.got.front().second.token, 7u);  // filled first
+  EXPECT_EQ(b.above.got.back().second.token, 2u);
 }
 
 TEST(Cache, StallsWhenEveryWayOfTheSetAwaitsAFill) {

@@ -12,6 +12,10 @@
 // Each run executes in a child process so that its host time and peak memory
 // are its own. Host time is the process's CPU time (user + system), which
 // other jobs on a shared machine do not inflate.
+//
+// After the table, the start-up cost per config: the host time of a whole run
+// of one empty kernel (config, device, context, module, launch, teardown),
+// what every short run (a study's baselines, `gpumux exec`) pays first.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +23,7 @@
 #include <ctime>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -107,16 +112,56 @@ BenchResult run_one(const std::string& name, const std::string& config, workload
   return r;
 }
 
-// run_one in a child process; the result comes back as JSON through a pipe.
-BenchResult run_isolated(const std::string& name, const std::string& config, workloads::Size size,
-                         unsigned repeat) {
+// One empty kernel: a run of it is all start-up.
+constexpr const char* kEmptyKernelPtx = R"(.version 9.0
+.target sm_80
+.address_size 64
+.visible .entry empty()
+{
+  ret;
+}
+)";
+
+// A run of the empty kernel on `config`, timed whole: loading the config,
+// building the GPU, the context and the module, one launch of one warp, and
+// destroying it all.
+BenchResult run_startup(const std::string& config) {
+  BenchResult r;
+  r.workload = "start-up";
+  r.config = config;
+  double start = cpu_seconds();
+  try {
+    Config cfg = gpu::load_config(config);
+    auto dev = timing::make_device(cfg.values());
+    runtime::Context& ctx = dev->create_context("start-up");
+    runtime::Module& mod = ctx.load_module_string(kEmptyKernelPtx, "empty.ptx");
+    ctx.launch(mod.kernel("empty"), {1}, {32});
+    ctx.synchronize();
+    timing::TimingBackend& tb = timing::backend_of(*dev);
+    r.cycles = tb.busy_cycles();
+    r.warp_insts = tb.warp_instructions();
+    dev.reset();
+    r.passed = true;
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  r.host_seconds = cpu_seconds() - start;
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  r.peak_rss_bytes = uint64_t(u.ru_maxrss) * 1024;
+  return r;
+}
+
+// `run` in a child process; the result comes back as JSON through a pipe.
+BenchResult run_isolated(const std::function<BenchResult()>& run, const std::string& name,
+                         const std::string& config, unsigned repeat) {
   int fd[2];
-  if (pipe(fd) != 0) return run_one(name, config, size, repeat);
+  if (pipe(fd) != 0) return run();
   std::fflush(stdout);
   pid_t pid = fork();
   if (pid == 0) {
     close(fd[0]);
-    BenchResult r = run_one(name, config, size, repeat);
+    BenchResult r = run();
     nlohmann::json j = to_json(r);
     j["passed"] = r.passed;
     std::string s = j.dump();
@@ -167,8 +212,8 @@ void bench_linear(const BenchOptions& o, workloads::Size size) {
   nlohmann::json all = nlohmann::json::array();
   for (const std::string& c : o.configs) {
     for (const std::string& w : o.workloads) {
-      BenchResult one = run_isolated(w, c, size, 1);
-      BenchResult two = run_isolated(w, c, size, 2);
+      BenchResult one = run_isolated([&] { return run_one(w, c, size, 1); }, w, c, 1);
+      BenchResult two = run_isolated([&] { return run_one(w, c, size, 2); }, w, c, 2);
       double ratio = one.host_seconds > 0 ? two.host_seconds / one.host_seconds : 0;
       double work = one.warp_insts ? double(two.warp_insts) / double(one.warp_insts) : 0;
       bool ok = one.passed && two.passed;
@@ -193,7 +238,7 @@ void bench(const BenchOptions& o) {
   nlohmann::json all = nlohmann::json::array();
   for (const std::string& c : o.configs) {
     for (const std::string& w : o.workloads) {
-      BenchResult r = run_isolated(w, c, size, o.repeat);
+      BenchResult r = run_isolated([&] { return run_one(w, c, size, o.repeat); }, w, c, o.repeat);
       double s = r.host_seconds > 0 ? r.host_seconds : 1e-9;
       fmt::print("{:<13} {:<8} {:>12} {:>12} {:>9.2f} {:>14.0f} {:>12.0f} {:>9.1f}{}\n", w, c, r.cycles,
                  r.warp_insts, r.host_seconds, double(r.warp_insts) / s, double(r.cycles) / s,
@@ -202,6 +247,16 @@ void bench(const BenchOptions& o) {
       if (!r.passed) exit_code() = 1;
       all.push_back(to_json(r));
     }
+  }
+  fmt::print("\nSTART-UP: a run of one empty kernel (config, GPU, context, module, launch, teardown)\n");
+  fmt::print("{:<13} {:>9} {:>9}\n", "CONFIG", "HOST_MS", "RSS_MB");
+  for (const std::string& c : o.configs) {
+    BenchResult r = run_isolated([&] { return run_startup(c); }, "start-up", c, 1);
+    fmt::print("{:<13} {:>9.1f} {:>9.1f}{}\n", c, r.host_seconds * 1e3, double(r.peak_rss_bytes) / (1 << 20),
+               r.passed ? "" : "  FAILED: " + r.error);
+    std::fflush(stdout);
+    if (!r.passed) exit_code() = 1;
+    all.push_back(to_json(r));
   }
   if (!o.json.empty()) write_json(o.json, all);
 }

@@ -74,6 +74,7 @@ multitask::RunOptions runner_options(const RunOptions& o) {
   r.use_cache = !o.no_cache;
   r.cache_dir = o.cache_dir;
   r.progress = isatty(STDERR_FILENO) ? stderr : nullptr;
+  r.statistics = !o.json_file.empty();  // only the JSON shows them
   return r;
 }
 

@@ -51,21 +51,30 @@ bool path_matches(std::string_view pattern, std::string_view path) {
 }
 
 void StatRegistry::insert(std::string path, Stat stat, std::string doc) {
-  auto nests = [](std::string_view outer, std::string_view inner) {
-    return inner.size() > outer.size() && inner.substr(0, outer.size()) == outer && inner[outer.size()] == '.';
+  const uint32_t index = uint32_t(entries_.size());
+  auto nested = [&](const Node& n) {
+    return std::logic_error(
+        fmt::format("statistic '{}' and '{}': one nests under the other", path, entries_[n.entry].path));
   };
-  for (const Entry& e : entries_) {
-    if (e.path == path) throw std::logic_error(fmt::format("statistic '{}' registered twice", path));
-    if (nests(e.path, path) || nests(path, e.path))
-      throw std::logic_error(fmt::format("statistic '{}' and '{}': one nests under the other", path, e.path));
+  if (auto it = nodes_.find(path); it != nodes_.end()) {
+    if (it->second.leaf) throw std::logic_error(fmt::format("statistic '{}' registered twice", path));
+    throw nested(it->second);
   }
+  // Check every prefix before adding any, so that a rejected path leaves no trace.
+  for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', dot + 1))
+    if (auto it = nodes_.find(std::string_view(path).substr(0, dot)); it != nodes_.end() && it->second.leaf)
+      throw nested(it->second);
+  for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', dot + 1)) {
+    std::string_view prefix = std::string_view(path).substr(0, dot);
+    if (!nodes_.contains(prefix)) nodes_.emplace(std::string(prefix), Node{index, false});
+  }
+  nodes_.emplace(path, Node{index, true});
   entries_.push_back(Entry{std::move(path), std::move(doc), stat});
 }
 
 const StatRegistry::Entry* StatRegistry::find(std::string_view path) const {
-  for (const Entry& e : entries_)
-    if (e.path == path) return &e;
-  return nullptr;
+  auto it = nodes_.find(path);
+  return it != nodes_.end() && it->second.leaf ? &entries_[it->second.entry] : nullptr;
 }
 
 uint64_t StatRegistry::sum_impl(std::string_view pattern, const StatKey* key) const {

@@ -12,9 +12,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -140,9 +142,22 @@ class StatRegistry {
   void reset();
 
  private:
+  // A path registered (a leaf) or a proper '.'-prefix of one (an inner node).
+  struct Node {
+    uint32_t entry = 0;  // the leaf's entry, or the first entry under the inner node
+    bool leaf = false;
+  };
+  struct PathHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+
   void insert(std::string path, Stat stat, std::string doc);
   uint64_t sum_impl(std::string_view pattern, const StatKey* key) const;
   std::vector<Entry> entries_;
+  // Every leaf and inner node: a GPU registers thousands of stats, so checking
+  // a new path against each earlier one would be quadratic.
+  std::unordered_map<std::string, Node, PathHash, std::equal_to<>> nodes_;
 };
 
 // Whether `path` matches `pattern` ('*' = any characters except '.').

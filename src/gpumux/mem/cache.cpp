@@ -32,10 +32,7 @@ Cache::Cache(Engine& engine, DomainId domain, std::string name, const CacheParam
       sets_(uint32_t(size_bytes / (uint64_t(kLineBytes) * params.ways))),
       lines_(size_t(sets_) * params.ways),
       mshrs_(params.mshrs),
-      waiters_(size_t(params.mshrs) * params.mshr_merge),
       input_capacity_(params.input_queue + params.hit_latency * params.ports),
-      input_(input_capacity_),
-      fills_(params.mshrs),
       writebacks_(kWritebackBuffer) {
   if (sets_ == 0 || uint64_t(sets_) * kLineBytes * params.ways != size_bytes)
     throw std::invalid_argument(
@@ -210,6 +207,8 @@ bool Cache::read(const MemRequest& r, Line* line, Cycle now) {
   uint32_t index = free_mshrs_.back();
   free_mshrs_.pop_back();
   mshrs_[index] = Mshr{uint32_t(line - lines_.data()), missing, 1};
+  // MSHRs are taken lowest first: the waiters of the highest in use so far are the last to exist.
+  if (waiters_.size() <= size_t(index) * params_.mshr_merge) waiters_.resize(size_t(index + 1) * params_.mshr_merge);
   waiters_[size_t(index) * params_.mshr_merge] = r;
   line->mshr = index;
   touch(*line);

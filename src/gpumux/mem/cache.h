@@ -148,9 +148,10 @@ class Cache : public Component, public MemSink {
   std::vector<Line> lines_;  // sets_ x ways
   std::vector<Mshr> mshrs_;
   std::vector<uint32_t> free_mshrs_;
-  std::vector<MemRequest> waiters_;  // mshrs x mshr_merge
+  // mshrs x mshr_merge, grown with the highest MSHR used: a short run uses a few.
+  std::vector<MemRequest> waiters_;
   uint32_t input_capacity_;
-  RingQueue<Arrival> input_;
+  RingQueue<Arrival> input_;  // the queues grow to their deepest use
   RingQueue<MemRequest> fills_;
   RingQueue<MemRequest> writebacks_;
   std::priority_queue<Response, std::vector<Response>, std::greater<>> responses_;

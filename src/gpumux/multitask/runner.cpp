@@ -245,7 +245,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, const RunOptions
     result.apps[i].thread_insts = app_thread_insts(g, uint32_t(i));
   }
   result.qos = kernel_qos(g, result, goals);
-  result.stats = stats::to_json(g.stats(), g.keys());
+  if (o.statistics && !alone) result.stats = stats::to_json(g.stats(), g.keys());  // isolated runs keep counts only
   if (timeline) add_app_tracks(*timeline, result, cfg.clock.core_mhz);
   if (timeline) add_event_tracks(*timeline, result.events, cfg.clock.core_mhz);
   return result;

@@ -48,6 +48,7 @@ struct RunOptions {
   stats::Timeline* timeline = nullptr; // filled with SM, app and copy tracks if given
   AttachedProgram attached;            // required when the workload has attached apps
   std::FILE* progress = nullptr;       // a progress line here while simulating (gpu/progress.h); null: none
+  bool statistics = true;              // fill RunResult::stats (a run that writes no JSON skips it)
 };
 
 // One run of an application's host program, in core cycles.
@@ -106,7 +107,8 @@ struct RunResult {
   std::vector<frontend::EventRecord> events;  // event kernels (docs/edge.md)
   std::vector<KernelQos> qos;              // launches of apps with a qos_goal
   std::optional<WorkloadMetrics> metrics;  // with baselines, when every app has both times
-  nlohmann::json stats;                    // the statistics registry (stats/writers.h)
+  nlohmann::json stats;                    // the statistics registry (stats/writers.h); null
+                                           // unless RunOptions::statistics
   bool all_passed() const;
 };
 

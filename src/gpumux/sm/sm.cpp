@@ -47,10 +47,8 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
       regs_(p.registers),
       smem_(p.shared_mem_bytes) {
   warps_.resize(p.warp_slots);
-  for (WarpSlot& w : warps_) w.mem_ops.resize(p.mem_ops_per_warp);
   mem_ops_full_ = uint32_t((1ull << p.mem_ops_per_warp) - 1);
   tbs_.resize(p.tb_slots);
-  for (TbSlot& t : tbs_) t.warps.reserve(64);
   sub_cores_.resize(p.sub_cores);
   for (SubCore& sc : sub_cores_) {
     sc.scheduler = make_warp_scheduler(p.warp_scheduler, p);
@@ -61,7 +59,6 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
   }
   // Slot s belongs to sub-core s % sub_cores; free slots are taken lowest first.
   for (uint32_t s = p.warp_slots; s-- > 0;) free_warps_.push_back(uint16_t(s));
-  lsu_.resize(p.lsu_queue);
 
   std::string pre = fmt::format("sm{}.", id);
   stats.add(pre + "warp_insts", stats_.warp_insts, "warp instructions issued");
@@ -220,6 +217,7 @@ void Sm::init_warp_slot(uint16_t slot, uint8_t sub_core, exec::Warp& xw, uint16_
   w.fetch_ready = now + p_.fetch_latency + (held ? 0 : p_.tb_launch_latency);  // a resumed TB was set up before
   w.pending_stores = 0;
   w.mem_ops_used = 0;
+  w.mem_ops.resize(p_.mem_ops_per_warp);
   w.async_pending.assign(1, 0);
   w.async_front = w.async_open = 0;
   const ptx::Function& fn = k.grid.function();
@@ -282,14 +280,14 @@ void Sm::compute_ready(WarpSlot& w, Cycle) {
 
 void Sm::trim_async_groups(WarpSlot& w) {
   while (w.async_front != w.async_open && w.async_pending.front() == 0) {
-    w.async_pending.pop_front();
+    w.async_pending.erase(w.async_pending.begin());  // a few open groups at most
     ++w.async_front;
   }
 }
 
 bool Sm::lsu_has_room(Cycle now) const {
   // Shared-memory accesses queue behind the banks; bound the backlog.
-  return lsu_count_ < lsu_.size() && smem_free_ <= now + 4 * kSharedBanks;
+  return lsu_count_ < p_.lsu_queue && smem_free_ <= now + 4 * kSharedBanks;
 }
 
 IssueOutcome Sm::schedule(SubCore& sc, Cycle now, Cycle& next) {
@@ -374,7 +372,7 @@ IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
       } else if (t.kind == InstKind::Memory &&
                  (!lsu_has_room(now) || w.mem_ops_used == mem_ops_full_)) {
         why = IssueOutcome::Memory;
-        if (lsu_count_ < lsu_.size()) next = std::min(next, now + 1);  // shared backlog drains by time
+        if (lsu_count_ < p_.lsu_queue) next = std::min(next, now + 1);  // shared backlog drains by time
       } else {
         ready = true;
         any_ready = true;

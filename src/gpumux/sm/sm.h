@@ -19,7 +19,6 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -200,12 +199,14 @@ class Sm : public Component, public mem::MemSink {
     bool waits_memory = false;  // ready_at is kNever because of a pending load
     uint32_t pending_stores = 0;  // instructions whose write acknowledgements are missing
     std::vector<Cycle> reg_ready, pred_ready;  // scoreboard: by frame base + index
-    std::vector<MemOp> mem_ops;
+    std::vector<MemOp> mem_ops;  // sized when the slot first hosts a warp
     // cp.async commit groups, numbered in commit order: the outstanding
     // copies of each group from async_front (the oldest with copies left,
     // or the open group) to async_open (the group new copies join).
     // cp.async.wait_group N waits while async_front + N < async_open.
-    std::deque<uint32_t> async_pending;
+    // A vector, not a deque: a deque allocates even while empty, and most
+    // warp slots of a short run are never used.
+    std::vector<uint32_t> async_pending;
     uint32_t async_front = 0, async_open = 0;
   };
 
@@ -394,7 +395,7 @@ class Sm : public Component, public mem::MemSink {
   uint32_t next_parked_id_ = 0;
 
   // LSU.
-  std::vector<LsuEntry> lsu_;  // ring buffer
+  std::vector<LsuEntry> lsu_;  // ring buffer of sm.lsu_queue entries, grown to its deepest use
   size_t lsu_head_ = 0, lsu_count_ = 0;
   Cycle smem_free_ = 0;  // shared-memory banks busy until
 

@@ -29,7 +29,6 @@ void Sm::enable_event_warps(const EdgeParams& p, EventWarpListener& listener) {
   events_->listener = &listener;
   events_->entries.resize(p.pewt_entries);
   warps_.resize(size_t(p_.warp_slots) + p.pewt_entries);
-  for (WarpSlot& w : warps_) w.mem_ops.resize(p_.mem_ops_per_warp);
   tbs_.resize(size_t(p_.tb_slots) + p.pewt_entries);
 }
 

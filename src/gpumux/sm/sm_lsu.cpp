@@ -116,7 +116,9 @@ void Sm::issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now
   if (op.is_store) ++w.pending_stores;
   if (a.is_store || a.is_atomic) tbs_[w.tb].side_effects = true;  // the TB is no longer idempotent
 
-  LsuEntry& e = lsu_[(lsu_head_ + lsu_count_) % lsu_.size()];
+  const size_t at = (lsu_head_ + lsu_count_) % p_.lsu_queue;
+  if (at == lsu_.size()) lsu_.emplace_back();  // entries are ~1 KB: made when the queue first gets this deep
+  LsuEntry& e = lsu_[at];
   ++lsu_count_;
   e.warp = slot;
   e.op_index = uint8_t(op_index);
@@ -163,8 +165,8 @@ void Sm::lsu_send() {
   r.token = (uint64_t(e.warp) << 8) | e.op_index;
   memory_.send(r);
   if (++e.next_line == e.lines.count) {
-    lsu_head_ = (lsu_head_ + 1) % lsu_.size();
-    if (lsu_count_-- == lsu_.size())
+    lsu_head_ = (lsu_head_ + 1) % p_.lsu_queue;
+    if (lsu_count_-- == p_.lsu_queue)
       for (SubCore& sc : sub_cores_) sc.dirty = true;  // memory instructions may issue again
   }
 }
