@@ -64,3 +64,24 @@ extern "C" __global__ void odd_lane_group(const float* in, float* sum, float* sc
     tile[i] = int(t4.meta_group_rank()) * 100 + int(t4.thread_rank()) * 10 + int(t4.size());
   }
 }
+
+// Sub-warp tiles of 16, 8 and 4 threads: every tile of a warp runs the same
+// .sync instruction at once, each naming its own lanes in the membermask.
+// Per thread and tile size: the tile's maximum, sum, ballot of v > 50, and
+// any(v > 90) + 2 * all(v > 5).
+template <int T>
+__device__ void tile_ops(int v, int* out) {
+  auto tile = cg::tiled_partition<T>(cg::this_thread_block());
+  out[0] = cg::reduce(tile, v, cg::greater<int>());
+  out[1] = cg::reduce(tile, v, cg::plus<int>());
+  out[2] = int(tile.ballot(v > 50));
+  out[3] = int(tile.any(v > 90)) + 2 * int(tile.all(v > 5));
+}
+
+extern "C" __global__ void sub_warp_tiles(const int* in, int* out) {
+  const int i = threadIdx.x + blockIdx.x * blockDim.x;
+  const int v = in[i];
+  tile_ops<16>(v, out + i * 12);
+  tile_ops<8>(v, out + i * 12 + 4);
+  tile_ops<4>(v, out + i * 12 + 8);
+}

@@ -1,9 +1,9 @@
 // Cooperative groups on divergent warps (tests/coverage/coalesced_groups.cu):
-// warp-aggregated atomics, labeled partitions, and a coalesced group's
-// reduce, scan, shuffles and tiles (nvcc's fns) match the CPU on both
-// backends. Also: freeing memory that a queued kernel uses waits for the
-// kernel, as cudaFree does (CUB frees its temporary storage right after
-// enqueueing a sort).
+// warp-aggregated atomics, labeled partitions, a coalesced group's reduce,
+// scan, shuffles and tiles (nvcc's fns), and sub-warp tiles whose .sync
+// instructions name their own lanes, match the CPU on both backends. Also:
+// freeing memory that a queued kernel uses waits for the kernel, as cudaFree
+// does (CUB frees its temporary storage right after enqueueing a sort).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -101,6 +101,44 @@ TEST(CoalescedGroups, ReduceScanShufflesAndTilesOfAnOddLaneGroup) {
         EXPECT_EQ(up[i], r >= 1 ? int32_t(i) - 2 : int32_t(i)) << i;
         EXPECT_EQ(tile[i], (r / 4) * 100 + (r % 4) * 10 + 4) << i;
       }
+    }
+  });
+}
+
+// Tiles of 16, 8 and 4 threads reduce, ballot and vote over their own lanes
+// only (every tile of a warp runs each .sync instruction at once).
+TEST(CoalescedGroups, SubWarpTilesComputeOverTheirOwnLanes) {
+  constexpr int kThreads = 256;
+  std::vector<int32_t> in(kThreads);
+  uint32_t s = 7;
+  for (auto& v : in) v = int32_t(((s = s * 1103515245u + 12345u) >> 8) % 100);
+  on_both_backends("coalesced_groups", [&](runtime::Context& ctx) {
+    runtime::Module& mod = load(ctx);
+    runtime::DevPtr din = upload(ctx, in), out = ctx.malloc(kThreads * 12 * 4);
+    ctx.launch(mod.kernel("sub_warp_tiles"), {2}, {kThreads / 2}, din, out);
+    const std::vector<int32_t> got = read_back<int32_t>(ctx, out, kThreads * 12);
+    int slot = 0;
+    for (int size : {16, 8, 4}) {
+      for (int t = 0; t < kThreads / size; ++t) {
+        int32_t max = -1, sum = 0, any = 0, all = 1;
+        uint32_t ballot = 0;
+        for (int j = 0; j < size; ++j) {
+          const int32_t v = in[size_t(t * size + j)];
+          max = std::max(max, v);
+          sum += v;
+          ballot |= uint32_t(v > 50) << j;
+          any |= v > 90;
+          all &= v > 5;
+        }
+        for (int j = 0; j < size; ++j) {
+          const size_t i = size_t(t * size + j) * 12 + size_t(slot);
+          ASSERT_EQ(got[i], max) << "tile of " << size << ", thread " << t * size + j;
+          ASSERT_EQ(got[i + 1], sum) << "tile of " << size << ", thread " << t * size + j;
+          ASSERT_EQ(uint32_t(got[i + 2]), ballot) << "tile of " << size << ", thread " << t * size + j;
+          ASSERT_EQ(got[i + 3], any + 2 * all) << "tile of " << size << ", thread " << t * size + j;
+        }
+      }
+      slot += 4;
     }
   });
 }

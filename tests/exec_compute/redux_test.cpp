@@ -43,6 +43,39 @@ TEST(ComputeRedux, ReducesOverTheExecutingLanes) {
   EXPECT_EQ(redux(AtomOp::Add, Type::U32, 0x1, lane).at(0, 1), 0xdeadu);
 }
 
+// Two 16-lane tiles run one redux.sync and one vote.sync.ballot together,
+// each lane naming its tile in the membermask (%r2): each tile reduces over
+// its own lanes.
+TEST(ComputeRedux, EachLaneReducesOverItsMembermask) {
+  Regs regs;
+  for (unsigned l = 0; l < 32; ++l) {
+    regs.at(1, l) = l;
+    regs.at(2, l) = l < 16 ? 0x0000ffffu : 0xffff0000u;
+  }
+  Inst r(Opcode::Redux, Type::U32);
+  r.ops({R(0), R(1), R(2)});
+  r.in.aop = ptx::AtomOp::Add;
+  r.in.sync = true;
+  std::string why;
+  ptx::ExecHandler h = exec::bind_warp_ops(r, why);
+  ASSERT_NE(h, nullptr) << why;
+  exec::StepContext c = regs.ctx(~0u);
+  h(c, r);
+  EXPECT_EQ(regs.at(0, 3), 120u);         // 0 + ... + 15
+  EXPECT_EQ(regs.at(0, 20), 376u);        // 16 + ... + 31
+  regs.p[0] = 0x00ff00f0u;                // %p0, a lane mask
+  Inst v(Opcode::Vote, Type::B32);
+  v.ops({R(3), P(0), R(2)});
+  v.in.vote = ptx::VoteMode::Ballot;
+  v.in.sync = true;
+  h = exec::bind_warp_ops(v, why);
+  ASSERT_NE(h, nullptr) << why;
+  c = regs.ctx(~0u);
+  h(c, v);
+  EXPECT_EQ(regs.at(3, 0), 0x000000f0u);  // the first tile's bits only
+  EXPECT_EQ(regs.at(3, 31), 0x00ff0000u);
+}
+
 TEST(ComputeRedux, RejectsTypesTheIsaDoesNot) {
   Inst b(Opcode::Redux, Type::U32);
   b.ops({R(0), R(1), Imm(0xffffffff)});

@@ -44,24 +44,45 @@ void shfl(StepContext& c, const ptx::Instruction& in) {
   });
 }
 
-uint32_t true_lanes(const StepContext& c, const ptx::Operand& p) {
+uint32_t true_lanes(const StepContext& c, const ptx::Operand& p, uint32_t lanes) {
   uint32_t m = 0;
-  for_each_lane(c.mask, [&](unsigned l) { m |= uint32_t(c.pred(p, l)) << l; });
+  for_each_lane(lanes, [&](unsigned l) { m |= uint32_t(c.pred(p, l)) << l; });
   return m;
 }
 
-// vote{.sync}.mode d, {!}a{, membermask}
+// Calls f(group, lanes) for each set of executing lanes that name the same
+// membermask: `group` is that mask's executing lanes, over which each of
+// `lanes` computes. Sub-warp tiles (cooperative groups' thread_block_tile<16>)
+// run one .sync instruction for every tile of the warp at once, each tile
+// naming its own lanes.
+template <class F>
+void for_each_member_group(const StepContext& c, const ptx::Operand& membermask, F&& f) {
+  for (uint32_t left = c.mask; left;) {
+    const uint32_t group = uint32_t(c.src(membermask, unsigned(std::countr_zero(left)))) & c.mask;
+    uint32_t lanes = 0;
+    for_each_lane(left, [&](unsigned l) { lanes |= uint32_t((uint32_t(c.src(membermask, l)) & c.mask) == group) << l; });
+    f(group, lanes);
+    left &= ~lanes;
+  }
+}
+
+// vote{.sync}.mode d, {!}a{, membermask}: over the membermask's lanes (.sync)
+// or the executing ones.
 template <ptx::VoteMode M>
 void vote(StepContext& c, const ptx::Instruction& in) {
-  uint32_t t = true_lanes(c, in.ops[1]);
-  if constexpr (M == ptx::VoteMode::Ballot) {
-    for_each_lane(c.mask, [&](unsigned l) { c.regs[size_t(in.ops[0].reg) * kWarpSize + l] = t; });
-  } else {
-    bool r = M == ptx::VoteMode::All   ? t == c.mask
-             : M == ptx::VoteMode::Any ? t != 0
-                                       : (t == 0 || t == c.mask);
-    for_each_lane(c.mask, [&](unsigned l) { c.set_pred(in.ops[0].reg, l, r); });
-  }
+  auto over = [&](uint32_t group, uint32_t lanes) {
+    const uint32_t t = true_lanes(c, in.ops[1], group);
+    if constexpr (M == ptx::VoteMode::Ballot) {
+      for_each_lane(lanes, [&](unsigned l) { c.regs[size_t(in.ops[0].reg) * kWarpSize + l] = t; });
+    } else {
+      const bool r = M == ptx::VoteMode::All   ? t == group
+                     : M == ptx::VoteMode::Any ? t != 0
+                                               : (t == 0 || t == group);
+      for_each_lane(lanes, [&](unsigned l) { c.set_pred(in.ops[0].reg, l, r); });
+    }
+  };
+  if (in.nops == 3) for_each_member_group(c, in.ops[2], over);
+  else over(c.mask, c.mask);
 }
 
 // match.any.sync.b32/b64 d, a, membermask; match.all.sync d{|p}, a, membermask
@@ -69,12 +90,14 @@ template <bool All>
 void match(StepContext& c, const ptx::Instruction& in) {
   std::array<uint64_t, kWarpSize> a{};
   for_each_lane(c.mask, [&](unsigned l) { a[l] = c.src(in.ops[1], l); });
-  for_each_lane(c.mask, [&](unsigned l) {
-    uint32_t same = 0;
-    for_each_lane(c.mask, [&](unsigned k) { same |= uint32_t(a[k] == a[l]) << k; });
-    bool all = same == c.mask;
-    c.regs[size_t(in.ops[0].reg) * kWarpSize + l] = All ? (all ? c.mask : 0) : same;
-    if (All && in.pred_dst2 != ptx::kNoReg) c.set_pred(in.pred_dst2, l, all);
+  for_each_member_group(c, in.ops[2], [&](uint32_t group, uint32_t lanes) {
+    for_each_lane(lanes, [&](unsigned l) {
+      uint32_t same = 0;
+      for_each_lane(group, [&](unsigned k) { same |= uint32_t(a[k] == a[l]) << k; });
+      const bool all = same == group;
+      c.regs[size_t(in.ops[0].reg) * kWarpSize + l] = All ? (all ? group : 0) : same;
+      if (All && in.pred_dst2 != ptx::kNoReg) c.set_pred(in.pred_dst2, l, all);
+    });
   });
 }
 
@@ -84,23 +107,25 @@ void activemask(StepContext& c, const ptx::Instruction& in) {
 }
 
 // redux.sync.op.type d, a, membermask: every executing lane gets the reduction
-// of a over the executing lanes; .add wraps around.
+// of a over its membermask's lanes; .add wraps around.
 template <class T, ptx::AtomOp Op>
 void redux(StepContext& c, const ptx::Instruction& in) {
-  T acc{};
-  bool first = true;
-  for_each_lane(c.mask, [&](unsigned l) {
-    const T v = T(uint32_t(c.src(in.ops[1], l)));
-    if (first) acc = v;
-    else if constexpr (Op == ptx::AtomOp::Add) acc = T(uint32_t(acc) + uint32_t(v));
-    else if constexpr (Op == ptx::AtomOp::Min) acc = std::min(acc, v);
-    else if constexpr (Op == ptx::AtomOp::Max) acc = std::max(acc, v);
-    else if constexpr (Op == ptx::AtomOp::And) acc = T(acc & v);
-    else if constexpr (Op == ptx::AtomOp::Or) acc = T(acc | v);
-    else acc = T(acc ^ v);
-    first = false;
+  for_each_member_group(c, in.ops[2], [&](uint32_t group, uint32_t lanes) {
+    T acc{};
+    bool first = true;
+    for_each_lane(group, [&](unsigned l) {
+      const T v = T(uint32_t(c.src(in.ops[1], l)));
+      if (first) acc = v;
+      else if constexpr (Op == ptx::AtomOp::Add) acc = T(uint32_t(acc) + uint32_t(v));
+      else if constexpr (Op == ptx::AtomOp::Min) acc = std::min(acc, v);
+      else if constexpr (Op == ptx::AtomOp::Max) acc = std::max(acc, v);
+      else if constexpr (Op == ptx::AtomOp::And) acc = T(acc & v);
+      else if constexpr (Op == ptx::AtomOp::Or) acc = T(acc | v);
+      else acc = T(acc ^ v);
+      first = false;
+    });
+    for_each_lane(lanes, [&](unsigned l) { c.regs[size_t(in.ops[0].reg) * kWarpSize + l] = uint32_t(acc); });
   });
-  for_each_lane(c.mask, [&](unsigned l) { c.regs[size_t(in.ops[0].reg) * kWarpSize + l] = uint32_t(acc); });
 }
 
 ptx::ExecHandler bind_redux(const ptx::Instruction& in, std::string& why) {
