@@ -29,7 +29,7 @@ struct cudaLaunchConfig_t {
   cudaLaunchAttribute* attrs;
   unsigned int numAttrs;
 };
-static_assert(sizeof(cudaLaunchAttribute) == 72 && sizeof(cudaLaunchConfig_t) == 48);
+static_assert(sizeof(cudaLaunchAttribute) == 72 && sizeof(cudaLaunchConfig_t) == 56);
 
 }  // extern "C"
 

@@ -107,14 +107,6 @@ struct cudaHostNodeParams {
   cudaHostFn_t fn;
   void* userData;
 };
-struct cudaMemPoolProps {
-  int allocType, handleTypes;
-  cudaMemLocation location;
-  void* win32SecurityAttributes;
-  size_t maxSize;
-  unsigned short usage;
-  unsigned char reserved[54];
-};
 struct cudaMemAllocNodeParams {
   cudaMemPoolProps poolProps;
   const void* accessDescs;

@@ -22,11 +22,11 @@ enum : unsigned { cudaGraphUserObjectMove = 0x1 };         // cudaUserObjectReta
 
 namespace gpumux::cudart {
 
-void retain(CUuserObject_st& o, unsigned count);
+void retain_user_object(CUuserObject_st& o, unsigned count);
 // At zero references the destructor runs, on the calling thread (the runtime
 // promises no particular thread, and destructors may not call CUDA), and the
 // object is freed. CudaError InvalidValue for more references than it has.
-void release(CUuserObject_st& o, unsigned count);
+void release_user_object(CUuserObject_st& o, unsigned count);
 
 // The references a graph owns.
 class UserObjectRefs {
