@@ -34,7 +34,7 @@ TEST_P(Coverage, PassesPtxCheck) {
 
 INSTANTIATE_TEST_SUITE_P(Programs, Coverage,
                          ::testing::Values("async_copy", "mma_gemm", "wmma_gemm", "virtual_dispatch", "int128",
-                                           "dyn_parallel", "grid_sync", "coalesced_groups", "video_simd"));
+                                           "dyn_parallel", "grid_sync", "coalesced_groups", "video_simd", "device_streams"));
 
 TEST(CoverageRun, AsyncCopyPipelineBarrierAndCooperativeGroups) {
   const std::string ptx = ptx_of("async_copy");

@@ -222,7 +222,7 @@ void expect_bad_call(uint64_t buffer, uint64_t stream, uint32_t threads, uint64_
 
 TEST(DeviceLaunch, BadDeviceRuntimeCallsFault) {
   expect_bad_call(0x1234, 0, 32, 0, "parameter buffer 0x1234, which is not a buffer from cudaGetParameterBuffer");
-  expect_bad_call(0, 7, 32, 0, "stream 0x7: only the NULL stream, cudaStreamTailLaunch and cudaStreamFireAndForget");
+  expect_bad_call(0, 7, 32, 0, "stream 0x7: only the NULL stream, cudaStreamTailLaunch, cudaStreamFireAndForget and streams the kernel created");
   expect_bad_call(0, 0, 2048, 0, "illegal device-side launch of child with grid (1,1,1) block (2048,1,1)");
   expect_bad_call(0, 0, 32, 0xfff0000000000000ull + 99, "which is not the address of a kernel");
 }

@@ -66,6 +66,13 @@ void BuiltinCall::read(unsigned lane, uint64_t addr, void* dst, uint64_t bytes,
   std::memcpy(dst, p, bytes);
 }
 
+void BuiltinCall::write(unsigned lane, uint64_t addr, const void* src, uint64_t bytes, const char* what) const {
+  auto* p = const_cast<uint8_t*>(generic_ptr(lane, addr, bytes));
+  if (!p)
+    fault(fmt::format("{}: {}-byte write at generic address 0x{:x} is not accessible", what, bytes, addr), lane);
+  std::memcpy(p, src, bytes);
+}
+
 std::string BuiltinCall::read_string(unsigned lane, uint64_t addr, size_t max_len,
                                      const char* what) const {
   std::string s;

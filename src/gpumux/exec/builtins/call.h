@@ -32,6 +32,9 @@ class BuiltinCall {
   void read(unsigned lane, uint64_t addr, void* dst, uint64_t bytes, const char* what) const;
   // The NUL-terminated string at generic address `addr`, at most `max_len`
   // characters; faults naming `what` if it runs out of its memory first.
+  // Writes `bytes` to generic address `addr` as `lane` sees it; faults naming
+  // `what` if it is not accessible.
+  void write(unsigned lane, uint64_t addr, const void* src, uint64_t bytes, const char* what) const;
   std::string read_string(unsigned lane, uint64_t addr, size_t max_len, const char* what) const;
 
   // The application's printf sink and heap; faults if the launch has none.

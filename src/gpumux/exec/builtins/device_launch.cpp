@@ -1,7 +1,10 @@
 // Device-side launch (exec/device_launch.h): the two device-runtime calls
-// nvcc 13 emits for `child<<<grid, block, shmem, stream>>>(args)` in a kernel.
+// nvcc 13 emits for `child<<<grid, block, shmem, stream>>>(args)` in a kernel,
+// and the streams a kernel creates for them.
 //   __cudaCDP2GetParameterBufferV2(kernel, grid, block, shmem) -> buffer
 //   __cudaCDP2LaunchDeviceV2(buffer, stream) -> cudaError_t
+//   __cudaCDP2StreamCreateWithFlags(&stream, flags) -> cudaError_t
+//   __cudaCDP2StreamDestroy(stream) -> cudaError_t
 // Every error is a device fault naming the kernel, TB, warp and PC: a real
 // GPU returns an error code that nvcc's code ignores, so the child would
 // silently not run.
@@ -29,6 +32,13 @@ namespace {
 
 // cudaStream_t values a kernel can pass without creating a stream (cuda_device_runtime_api.h).
 constexpr uint64_t kStreamTailLaunch = 3, kStreamFireAndForget = 4;
+// The handle of every stream a kernel creates. Its launches are ordered as
+// those of the block's NULL stream: one after another, which a stream permits
+// (it allows concurrency with the block's other launches, it does not require
+// it), and the parent still completes after them.
+constexpr uint64_t kDeviceCreatedStream = 0x6d78'7374'7265'616dull;
+constexpr uint64_t kStreamNonBlocking = 1;  // the only flag device-side streams take
+constexpr uint64_t kErrorInvalidValue = 1;  // cudaErrorInvalidValue
 
 }  // namespace
 
@@ -59,13 +69,13 @@ void launch_device_builtin(StepContext& c, const ptx::Instruction& in) {
   for_each_lane(c.mask, [&](unsigned lane) {
     const uint64_t buffer = call.arg(0, lane), stream = call.arg(1, lane);
     DeviceLaunchRequest r;
-    r.stream = stream == 0                      ? DeviceStream::Block
+    r.stream = stream == 0 || stream == kDeviceCreatedStream ? DeviceStream::Block
                : stream == kStreamTailLaunch    ? DeviceStream::TailLaunch
                : stream == kStreamFireAndForget ? DeviceStream::FireAndForget
                                                 : DeviceStream(0xff);
     if (r.stream == DeviceStream(0xff))
-      call.fault(fmt::format("device-side launch into stream 0x{:x}: only the NULL stream, cudaStreamTailLaunch "
-                             "and cudaStreamFireAndForget are supported",
+      call.fault(fmt::format("device-side launch into stream 0x{:x}: only the NULL stream, cudaStreamTailLaunch, "
+                             "cudaStreamFireAndForget and streams the kernel created are supported",
                              stream),
                  lane);
     BuiltinServices::ParameterBuffer b;
@@ -96,6 +106,28 @@ void launch_device_builtin(StepContext& c, const ptx::Instruction& in) {
       call.fault(fmt::format("device-side launch: {}", why), lane);
     ++services.pending_launches;
     call.set_result(lane, 0);  // cudaSuccess
+  });
+}
+
+// cudaStreamCreateWithFlags in a kernel: cudaStreamNonBlocking is required,
+// as on a GPU (cudaErrorInvalidValue otherwise, which the program sees).
+void stream_create_builtin(StepContext& c, const ptx::Instruction& in) {
+  BuiltinCall call(c, in);
+  for_each_lane(c.mask, [&](unsigned lane) {
+    if (call.arg(1, lane) != kStreamNonBlocking) {
+      call.set_result(lane, kErrorInvalidValue);
+      return;
+    }
+    call.write(lane, call.arg(0, lane), &kDeviceCreatedStream, sizeof kDeviceCreatedStream,
+               "cudaStreamCreateWithFlags");
+    call.set_result(lane, 0);
+  });
+}
+
+void stream_destroy_builtin(StepContext& c, const ptx::Instruction& in) {
+  BuiltinCall call(c, in);
+  for_each_lane(c.mask, [&](unsigned lane) {
+    call.set_result(lane, call.arg(0, lane) == kDeviceCreatedStream ? 0 : kErrorInvalidValue);
   });
 }
 

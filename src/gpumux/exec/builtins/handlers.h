@@ -11,6 +11,8 @@ void malloc_builtin(StepContext& c, const ptx::Instruction& in);
 void free_builtin(StepContext& c, const ptx::Instruction& in);
 void get_parameter_buffer_builtin(StepContext& c, const ptx::Instruction& in);
 void launch_device_builtin(StepContext& c, const ptx::Instruction& in);
+void stream_create_builtin(StepContext& c, const ptx::Instruction& in);
+void stream_destroy_builtin(StepContext& c, const ptx::Instruction& in);
 void set_conditional_builtin(StepContext& c, const ptx::Instruction& in);
 
 }  // namespace gpumux::exec

@@ -17,6 +17,8 @@ constexpr std::array kBuiltins = {
     // Device-side launch (device_launch.cpp): (kernel, grid, block, shmem) -> buffer; (buffer, stream) -> error
     Builtin{"__cudaCDP2GetParameterBufferV2", &get_parameter_buffer_builtin, 4, true},
     Builtin{"__cudaCDP2LaunchDeviceV2", &launch_device_builtin, 2, true},
+    Builtin{"__cudaCDP2StreamCreateWithFlags", &stream_create_builtin, 2, true},  // (&stream, flags) -> error
+    Builtin{"__cudaCDP2StreamDestroy", &stream_destroy_builtin, 1, true},         // (stream) -> error
     Builtin{"cudaGraphSetConditional", &set_conditional_builtin, 2, false},  // (handle, value), cudart/graph.h
 };
 
