@@ -14,6 +14,7 @@
 #include "gpumux/mem/request.h"
 
 using gpumux::cudart::Captures;
+using gpumux::cudart::check_device;
 using gpumux::cudart::CudaError;
 using gpumux::cudart::Runtime;
 
@@ -24,10 +25,6 @@ Runtime& rt() { return Runtime::get(); }
 // CUDA stream priorities: 0 (least urgent) down to kGreatestPriority.
 constexpr int kGreatestPriority = -5;
 constexpr unsigned kStreamNonBlocking = 0x1;  // cudaStreamNonBlocking
-
-void check_device(int device) {
-  if (device != 0) throw CudaError{cudaErrorInvalidDevice, fmt::format("device {} (gpumux has device 0 only)", device)};
-}
 
 // The L2 set-aside for persisting accesses (cudaLimitPersistingL2CacheSize):
 // accepted and reported, not modeled in the L2 (docs/cuda-programs.md).

@@ -21,6 +21,14 @@ CUgraph_st& graph_of(cudaGraph_t g) {
   return *g;
 }
 
+CUuserObject_st& object_of(cudaUserObject_t o) {
+  if (!o) throw CudaError{cudaErrorInvalidValue, "null user object"};
+  return *o;
+}
+void positive(unsigned count) {
+  if (count == 0) throw CudaError{cudaErrorInvalidValue, "a count of 0 references"};
+}
+
 CUgraphNode_st& node_of(cudaGraphNode_t n, cudaGraphNodeType type) {
   if (!n) throw CudaError{cudaErrorInvalidValue, "null graph node"};
   if (n->type != type)
@@ -375,6 +383,44 @@ cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t
     CUgraph_st& g = graph_of(graph);
     if (count && (!from || !to)) throw CudaError{cudaErrorInvalidValue, "null node array"};
     for (size_t i = 0; i < count; ++i) remove_edge(g, from[i], to[i]);
+  });
+}
+
+// ---- user objects (user_objects.h) ----
+cudaError_t cudaUserObjectCreate(cudaUserObject_t* object_out, void* ptr, cudaHostFn_t destroy,
+                                 unsigned int initialRefcount, unsigned int flags) {
+  return rt().call("cudaUserObjectCreate", [&] {
+    if (!object_out || !destroy) throw CudaError{cudaErrorInvalidValue, "null result pointer or destructor"};
+    if (flags != cudaUserObjectNoDestructorSync)
+      throw CudaError{cudaErrorInvalidValue, "flags must be cudaUserObjectNoDestructorSync"};
+    positive(initialRefcount);
+    *object_out = new CUuserObject_st{ptr, destroy, initialRefcount};
+  });
+}
+cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count) {
+  return rt().call("cudaUserObjectRetain", [&] {
+    positive(count);
+    gpumux::cudart::retain_user_object(object_of(object), count);
+  });
+}
+cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count) {
+  return rt().call("cudaUserObjectRelease", [&] {
+    positive(count);
+    gpumux::cudart::release_user_object(object_of(object), count);
+  });
+}
+cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count,
+                                      unsigned int flags) {
+  return rt().call("cudaGraphRetainUserObject", [&] {
+    positive(count);
+    if (flags & ~unsigned(cudaGraphUserObjectMove)) throw CudaError{cudaErrorInvalidValue, "unknown flags"};
+    graph_of(graph).user_objects.add(object_of(object), count, flags & cudaGraphUserObjectMove);
+  });
+}
+cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object, unsigned int count) {
+  return rt().call("cudaGraphReleaseUserObject", [&] {
+    positive(count);
+    graph_of(graph).user_objects.drop(object_of(object), count);
   });
 }
 

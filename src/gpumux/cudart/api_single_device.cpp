@@ -13,16 +13,13 @@
 #include "gpumux/cudart/state.h"
 #include "gpumux/exec/loaded_module.h"
 
+using gpumux::cudart::check_device;
 using gpumux::cudart::CudaError;
 using gpumux::cudart::Runtime;
 
 namespace {
 
 Runtime& rt() { return Runtime::get(); }
-
-void check_device(int device) {
-  if (device != 0) throw CudaError{cudaErrorInvalidDevice, fmt::format("device {} (gpumux has device 0 only)", device)};
-}
 
 // Peer access is between two different devices.
 [[noreturn]] void no_peer(int peer) {

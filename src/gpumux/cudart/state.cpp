@@ -258,4 +258,8 @@ void Runtime::launch(const KernelParams& p, cudaStream_t s, runtime::LaunchPath 
   }
 }
 
+void check_device(int device) {
+  if (device != 0) throw CudaError{cudaErrorInvalidDevice, fmt::format("device {} (gpumux has device 0 only)", device)};
+}
+
 }  // namespace gpumux::cudart

@@ -147,6 +147,9 @@ class Runtime {
   std::vector<std::string> unimplemented_seen_;
 };
 
+// CudaError InvalidDevice unless `device` is 0, gpumux's only device.
+void check_device(int device);
+
 // cudaMemcpy3D with a CUDA array on one side (api_texture.cpp).
 void copy_3d_array(const cudaMemcpy3DParms& p);
 // The copy and memset of the Async entry points and of graph nodes (api_memory.cpp).
