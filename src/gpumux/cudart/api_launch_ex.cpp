@@ -11,15 +11,11 @@ using gpumux::cudart::Runtime;
 extern "C" {
 
 // CUDA 13's cudaLaunchAttribute and cudaLaunchConfig_t (driver_types.h): an id
-// padded to 8 bytes, then a 64-byte value union.
+// padded to 8 bytes, then the 64-byte value union streams share.
 struct cudaLaunchAttribute {
   int id;
   char pad[4];
-  union {
-    char bytes[64];
-    int cooperative;
-    unsigned int cluster_dim[3];
-  } val;
+  cudaLaunchAttributeValue val;
 };
 struct cudaLaunchConfig_t {
   dim3 gridDim;
@@ -65,7 +61,7 @@ bool cooperative_of(const cudaLaunchConfig_t& c) {
       case kCooperative: cooperative = a.val.cooperative != 0; break;
       case kClusterDimension:
       case kPreferredClusterDimension:
-        if (a.val.cluster_dim[0] * a.val.cluster_dim[1] * a.val.cluster_dim[2] > 1)
+        if (a.val.clusterDim.x * a.val.clusterDim.y * a.val.clusterDim.z > 1)
           throw CudaError{cudaErrorNotSupported, "thread block clusters need compute capability 9.0; the simulated "
                                                  "device is 8.0"};
         break;

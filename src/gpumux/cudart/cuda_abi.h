@@ -380,9 +380,13 @@ enum : int {
   cudaLaunchAttributeMemSyncDomainMap = 9,
   cudaLaunchAttributeMemSyncDomain = 10,
 };
-union cudaLaunchAttributeValue {  // cudaStreamAttrValue: 64 bytes
+union cudaLaunchAttributeValue {  // cudaStreamAttrValue and a launch attribute's value: 64 bytes
   char pad[64];
   cudaAccessPolicyWindow accessPolicyWindow;
+  int cooperative;
+  struct {
+    unsigned int x, y, z;
+  } clusterDim;
   int syncPolicy;  // cudaSynchronizationPolicy: 1 (auto) to 4 (blocking sync)
   int priority;
   struct {
