@@ -184,7 +184,7 @@ bool Cache::read(const MemRequest& r, Line* line, Cycle now) {
       below_->accept(fetch);
       m.pending |= fetch.sectors;
     }
-    waiters_[size_t(line->mshr) * params_.mshr_merge + m.waiters++] = r;
+    add_waiter(line->mshr, r);
     stats_.mshr_merges[r.key].add();
     if (atomic) stats_.atomics[r.key].add();
     touch(*line);
@@ -206,10 +206,8 @@ bool Cache::read(const MemRequest& r, Line* line, Cycle now) {
   if (atomic) stats_.atomics[r.key].add();
   uint32_t index = free_mshrs_.back();
   free_mshrs_.pop_back();
-  mshrs_[index] = Mshr{uint32_t(line - lines_.data()), missing, 1};
-  // MSHRs are taken lowest first: the waiters of the highest in use so far are the last to exist.
-  if (waiters_.size() <= size_t(index) * params_.mshr_merge) waiters_.resize(size_t(index + 1) * params_.mshr_merge);
-  waiters_[size_t(index) * params_.mshr_merge] = r;
+  mshrs_[index] = Mshr{uint32_t(line - lines_.data()), missing, 0};
+  add_waiter(index, r);
   line->mshr = index;
   touch(*line);
   below_->accept(fetch);
@@ -261,13 +259,13 @@ void Cache::fill(const MemRequest& f, Cycle now) {
   Mshr& m = mshrs_[index];
   line->valid |= f.sectors;
   m.pending &= SectorMask(~f.sectors);
-  MemRequest* w = &waiters_[size_t(index) * params_.mshr_merge];
   uint32_t kept = 0;
   for (uint32_t i = 0; i < m.waiters; ++i) {
-    if ((w[i].sectors & ~line->valid) == 0) {
-      serve(w[i], *line, now, w[i].op == MemOp::Atomic ? *atomic_latency_ : 0);
+    const MemRequest& w = waiter(index, i);
+    if ((w.sectors & ~line->valid) == 0) {
+      serve(w, *line, now, w.op == MemOp::Atomic ? *atomic_latency_ : 0);
     } else {
-      w[kept++] = w[i];
+      waiter(index, kept++) = w;
     }
   }
   m.waiters = kept;
@@ -275,6 +273,12 @@ void Cache::fill(const MemRequest& f, Cycle now) {
     line->mshr = kNoMshr;
     free_mshrs_.push_back(index);
   }
+}
+
+void Cache::add_waiter(uint32_t mshr, const MemRequest& r) {
+  Mshr& m = mshrs_[mshr];
+  if (waiters_.size() <= size_t(m.waiters) * mshrs_.size()) waiters_.resize((size_t(m.waiters) + 1) * mshrs_.size());
+  waiter(mshr, m.waiters++) = r;
 }
 
 void Cache::serve(const MemRequest& w, Line& line, Cycle now, uint32_t extra_latency) {

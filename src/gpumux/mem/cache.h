@@ -90,7 +90,7 @@ class Cache : public Component, public MemSink {
   struct Mshr {
     uint32_t line = 0;       // index in lines_
     SectorMask pending = 0;  // sectors requested from below, not yet filled
-    uint32_t waiters = 0;    // requests in waiters_[index * mshr_merge ...]
+    uint32_t waiters = 0;    // requests in waiter(index, 0 .. waiters - 1)
   };
   struct Arrival {
     Cycle lookup;  // first cycle its tag lookup may happen
@@ -135,6 +135,8 @@ class Cache : public Component, public MemSink {
   void fill(const MemRequest& f, Cycle now);
   void serve(const MemRequest& w, Line& line, Cycle now, uint32_t extra_latency);
   bool stall(Stall why);
+  MemRequest& waiter(uint32_t mshr, uint32_t i) { return waiters_[size_t(i) * mshrs_.size() + mshr]; }
+  void add_waiter(uint32_t mshr, const MemRequest& r);
 
   CacheParams params_;
   std::optional<uint32_t> atomic_latency_;
@@ -148,7 +150,8 @@ class Cache : public Component, public MemSink {
   std::vector<Line> lines_;  // sets_ x ways
   std::vector<Mshr> mshrs_;
   std::vector<uint32_t> free_mshrs_;
-  // mshrs x mshr_merge, grown with the highest MSHR used: a short run uses a few.
+  // Waiter i of MSHR m at [i * mshrs + m]: rows are added with the deepest
+  // merge so far, which stays at one or two in most runs (mshr_merge is a bound).
   std::vector<MemRequest> waiters_;
   uint32_t input_capacity_;
   RingQueue<Arrival> input_;  // the queues grow to their deepest use
