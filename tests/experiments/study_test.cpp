@@ -164,7 +164,9 @@ TEST(ExperimentStudy, ScaleMaxCyclesNeedsACycleLimitedRun) {
 // The thesis's run rule at one scale: every process completes 3 times and
 // its time is the mean of its completed runs; other scales keep [run]'s.
 TEST(ExperimentStudy, ScaleCompletionsAndMeasureReplaceTheRunRules) {
-  const std::string text = std::string(kBase) + "completions = 3\nmeasure = \"all\"\n";  // in [scale.full]
+  const std::string text =
+      "[sweep]\nsize = \"tiny\"\npolicies = [\"fcfs\"]\npairs = { of = [\"pc\", \"vecadd\"] }\n[scale.quick]\n"
+      "[scale.full]\ncompletions = 3\nmeasure = \"all\"\n";
   Study full = parse_study(text, "s.toml", ".", "full");
   EXPECT_EQ(full.run.completions, 3u);
   EXPECT_EQ(full.run.measure, multitask::RunRule::Measure::All);

@@ -21,7 +21,6 @@ TEST(SharingOnlyKeys, RecogniseKeysAndSectionsNotTheirNeighbours) {
   EXPECT_TRUE(is_sharing_only(" edge.victim = newest"));
   EXPECT_TRUE(is_sharing_only("qos.epoch_cycles=2000"));
   EXPECT_TRUE(is_sharing_only("qos.tb_adjustment.enabled=true"));
-  EXPECT_TRUE(is_sharing_only("pcie.copy_order=priority"));
   EXPECT_FALSE(is_sharing_only("edge.launch_path=cpu"));  // the event kernels' own latency
   EXPECT_FALSE(is_sharing_only("gpu.num_sms=4"));
   EXPECT_FALSE(is_sharing_only("sm.warp_scheduler=lrr"));
@@ -58,12 +57,13 @@ TEST(SharingOnlyKeys, OverridesOfThemKeepTheBaselineOthersChangeIt) {
   RunResult smaller = run_with({"gpu.num_sms=4"});
   for (size_t i = 0; i < 2; ++i) {
     EXPECT_GT(base.apps[i].alone, 0);
-    EXPECT_GT(base.apps[i].alone_kernel_cycles, 0);
     EXPECT_EQ(reserve.apps[i].alone_kernel_cycles, base.apps[i].alone_kernel_cycles) << base.apps[i].name;
     EXPECT_EQ(reserve.apps[i].alone_event_cycles, base.apps[i].alone_event_cycles) << base.apps[i].name;
     EXPECT_EQ(reserve.apps[i].alone, base.apps[i].alone) << base.apps[i].name;
-    EXPECT_GT(smaller.apps[i].alone, base.apps[i].alone) << base.apps[i].name;
   }
+  EXPECT_GT(base.apps[0].alone_kernel_cycles, 0);  // pc's kernels
+  EXPECT_GT(base.apps[1].alone_event_cycles, 0);   // ipv4's events
+  EXPECT_GT(smaller.apps[0].alone, base.apps[0].alone);  // pc alone on 4 SMs (the events are paced by arrivals)
   // The shared run itself does use the reservation: its events run as TBs on
   // the reserved SMs, not as warps through the PEWTs (edge.scheduling = preempt).
   ASSERT_FALSE(reserve.events.empty());
