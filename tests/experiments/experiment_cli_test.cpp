@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -58,6 +59,25 @@ TEST(ExperimentCli, RunsResumesAndChecksTheTinyStudy) {
   }
   EXPECT_NE(slurp(out / "study.json").find("\"speedup\""), std::string::npos);
   EXPECT_NE(slurp(out / "figures.json").find("\"ntt-cdf\""), std::string::npos);
+  {  // the metrics on kernel CPI: a value in every row
+    std::istringstream rows(csv);
+    std::string header, row;
+    std::getline(rows, header);
+    std::vector<std::string> names;
+    std::istringstream hs(header);
+    for (std::string c; std::getline(hs, c, ',');) names.push_back(c);
+    auto col = std::find(names.begin(), names.end(), "cpi_stp");
+    ASSERT_NE(col, names.end()) << header;
+    ASSERT_NE(std::find(names.begin(), names.end(), "cpi_ntt"), names.end()) << header;
+    while (std::getline(rows, row)) {
+      std::vector<std::string> cells;
+      std::istringstream cs(row);
+      for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
+      ASSERT_GT(cells.size(), size_t(col - names.begin())) << row;
+      EXPECT_GT(std::stod(cells[size_t(col - names.begin())]), 0.0) << row;
+    }
+  }
+  EXPECT_NE(slurp(out / "figures.json").find("\"cpi-stp\""), std::string::npos);
   for (const char* f : {"experiment.toml", "trends.json", "cache"}) EXPECT_TRUE(fs::exists(out / f)) << f;
 
   // Nothing to do a second time; a lost result is re-run and gives the same table.

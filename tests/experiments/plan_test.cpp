@@ -188,6 +188,37 @@ TEST(ExperimentPlan, ConfigWarpBudgetsReachTheMixesByPositionNotTheIsolatedRuns)
                LoadError);
 }
 
+// One baseline per benchmark, input, seed and GPU: configs that only change
+// how applications share the GPU (sharing_keys.h) plan the same isolated
+// run; a config that changes the GPU plans its own.
+TEST(ExperimentPlan, ConfigsDifferingOnlyInSharingKeysShareTheIsolatedRun) {
+  std::vector<PlannedRun> runs = plan_study(
+      study("policies = [\"fcfs\"]\nconfigs = [{ label = \"base\", set = [] }, "
+            "{ label = \"reserve\", set = [\"edge.scheduling=reserve\", \"edge.reserved_fraction=0.25\"] }, "
+            "{ label = \"epoch\", set = [\"qos.epoch_cycles=2000\"] }, "
+            "{ label = \"sms\", set = [\"gpu.num_sms=4\", \"edge.scheduling=drain\"] }]\n"
+            "mixes = [[\"pc\", \"vecadd\"]]"),
+      "/tmp/out");
+  std::map<std::string, std::string> alone_key;  // config -> key of pc alone
+  std::map<std::string, std::string> mix_key;
+  for (const PlannedRun& r : runs) {
+    if (r.kind == PlannedRun::Kind::Alone && r.mix() == "pc") alone_key[r.config] = r.task.key;
+    if (r.kind == PlannedRun::Kind::Mix) mix_key[r.config] = r.task.key;
+  }
+  ASSERT_EQ(alone_key.size(), 4u);
+  EXPECT_EQ(alone_key["reserve"], alone_key["base"]);
+  EXPECT_EQ(alone_key["epoch"], alone_key["base"]);
+  EXPECT_NE(alone_key["sms"], alone_key["base"]);
+  // The isolated run keeps the GPU's key and drops the sharing one.
+  for (const PlannedRun& r : runs)
+    if (r.kind == PlannedRun::Kind::Alone && r.config == "sms") {
+      EXPECT_NE(r.workload_toml.find("gpu.num_sms=4"), std::string::npos);
+      EXPECT_EQ(r.workload_toml.find("edge.scheduling"), std::string::npos);
+    }
+  // The mixes run each config as given.
+  EXPECT_EQ(std::set<std::string>({mix_key["base"], mix_key["reserve"], mix_key["epoch"], mix_key["sms"]}).size(), 4u);
+}
+
 // A QoS goal axis (ISCA'17): each mix once per goal of every sweep matching
 // its size, the first `apps` applications with that goal; an entry's own
 // goal is kept; the isolated runs have none.

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "gpumux/core/error.h"
+#include "gpumux/experiments/plan.h"
+#include "gpumux/multitask/workload_file.h"
 
 namespace gpumux::experiments {
 namespace {
@@ -157,6 +159,32 @@ TEST(ExperimentStudy, ScaleMaxCyclesNeedsACycleLimitedRun) {
   EXPECT_EQ(parse_study(cycles, "s.toml", ".", "quick").run.max_cycles, 2000000u);
   EXPECT_NE(error_of(std::string(kBase) + "max_cycles = 5000\n", "full").find("needs [run] until = \"cycles\""),
             std::string::npos);
+}
+
+// The thesis's run rule at one scale: every process completes 3 times and
+// its time is the mean of its completed runs; other scales keep [run]'s.
+TEST(ExperimentStudy, ScaleCompletionsAndMeasureReplaceTheRunRules) {
+  const std::string text =
+      "[sweep]\nsize = \"tiny\"\npolicies = [\"fcfs\"]\npairs = { of = [\"pc\", \"vecadd\"] }\n[scale.quick]\n"
+      "[scale.full]\ncompletions = 3\nmeasure = \"all\"\n";
+  Study full = parse_study(text, "s.toml", ".", "full");
+  EXPECT_EQ(full.run.completions, 3u);
+  EXPECT_EQ(full.run.measure, multitask::RunRule::Measure::All);
+  Study quick = parse_study(text, "s.toml", ".", "quick");
+  EXPECT_EQ(quick.run.completions, 1u);
+  EXPECT_EQ(quick.run.measure, multitask::RunRule::Measure::First);
+  // The mixes' workloads carry it; the isolated runs stay one run.
+  std::vector<PlannedRun> runs = plan_study(full, "/tmp/out");
+  for (const PlannedRun& r : runs) {
+    multitask::WorkloadFile w = multitask::parse_workload(r.workload_toml, "w", ".");
+    EXPECT_EQ(w.run.completions, r.kind == PlannedRun::Kind::Mix ? 3u : 1u) << r.task.label;
+    EXPECT_EQ(w.run.measure, r.kind == PlannedRun::Kind::Mix ? multitask::RunRule::Measure::All
+                                                             : multitask::RunRule::Measure::First);
+  }
+  const std::string cycles = std::string("run = { until = \"cycles\", max_cycles = 2000000 }\n") + kBase;
+  EXPECT_NE(error_of(cycles + "completions = 3\n", "full").find("needs [run] until = \"completions\""),
+            std::string::npos);
+  EXPECT_NE(error_of(std::string(kBase) + "measure = \"mean\"\n", "full").find("expected one of"), std::string::npos);
 }
 
 }  // namespace

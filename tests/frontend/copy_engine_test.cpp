@@ -141,12 +141,86 @@ TEST(CopyEngine, StopsTheEngineOnEachCompletion) {
   EXPECT_TRUE(ce.done(c));
 }
 
+// The thesis's NPQ data transfer engine: whole copies, the highest priority
+// first among those waiting; the running copy is not interrupted.
+TEST(CopyEngine, PriorityOrderTakesTheHighestPriorityWaitingCopy) {
+  for (CopyOrder order : {CopyOrder::Fcfs, CopyOrder::Priority}) {
+    Engine e;
+    DomainId core = e.add_domain("core", 1000.0);
+    CopyEngine ce(e, core, params());
+    ce.set_ordering({order, 0});
+    uint64_t a = ce.submit(0, CopyDir::HostToDevice, 10'000, 0);  // 2 us, starts at once
+    uint64_t b = ce.submit(1, CopyDir::HostToDevice, 10'000, 0);  // 2 us
+    uint64_t c = ce.submit(2, CopyDir::DeviceToHost, 0, 1);       // 1 us
+    EXPECT_EQ(run_all(e), 3);
+    const auto& r = ce.records();
+    EXPECT_EQ(r[a].finished, 2'000'000u);
+    EXPECT_EQ(r[c].priority, 1);
+    if (order == CopyOrder::Fcfs) {
+      EXPECT_EQ(r[b].started, 2'000'000u);
+      EXPECT_EQ(r[b].finished, 4'000'000u);
+      EXPECT_EQ(r[c].started, 4'000'000u);
+      EXPECT_EQ(r[c].finished, 5'000'000u);
+    } else {
+      EXPECT_EQ(r[c].started, 2'000'000u);
+      EXPECT_EQ(r[c].finished, 3'000'000u);
+      EXPECT_EQ(r[b].started, 3'000'000u);
+      EXPECT_EQ(r[b].finished, 5'000'000u);
+    }
+  }
+}
+
+// Chunks of 2000 B (0.2 us each): a high-priority copy submitted while a long
+// one runs waits for the current chunk, not the whole copy; the latency is
+// paid once per copy.
+TEST(CopyEngine, ChunksLetAnUrgentCopyPassAfterOneChunk) {
+  auto run = [](uint64_t chunk) {
+    Engine e;
+    DomainId core = e.add_domain("core", 1000.0);
+    CopyEngine ce(e, core, params());
+    ce.set_ordering({CopyOrder::Priority, chunk});
+    ce.submit(0, CopyDir::HostToDevice, 0, 0);       // 0 .. 1 us
+    ce.submit(0, CopyDir::HostToDevice, 10'000, 0);  // from 1 us: 1 us latency + 5 chunks
+    e.run();                                         // returns at the first completion, 1 us
+    EXPECT_EQ(e.now(), 1'000'000u);
+    ce.submit(1, CopyDir::HostToDevice, 0, 1);  // submitted at the next edge, 1.001 us
+    run_all(e);
+    return ce.records();
+  };
+  std::vector<CopyRecord> chunked = run(2'000);
+  EXPECT_EQ(chunked[1].started, 1'000'000u);
+  EXPECT_EQ(chunked[2].submitted, 1'001'000u);
+  EXPECT_EQ(chunked[2].started, 2'200'000u);   // after the first chunk: 1 us latency + 0.2 us
+  EXPECT_EQ(chunked[2].finished, 3'200'000u);
+  EXPECT_EQ(chunked[1].finished, 4'000'000u);  // 4 chunks left: 0.8 us
+  std::vector<CopyRecord> whole = run(0);
+  EXPECT_EQ(whole[1].finished, 3'000'000u);
+  EXPECT_EQ(whole[2].started, 3'000'000u);  // behind the whole copy
+  EXPECT_EQ(whole[2].finished, 4'000'000u);
+}
+
+// Chunks alone change nothing: a copy's time is the same in one piece or in
+// chunks, and FCFS keeps the submission order.
+TEST(CopyEngine, ChunkedFcfsTakesAsLongAsWholeCopies) {
+  Engine e;
+  DomainId core = e.add_domain("core", 1000.0);
+  CopyEngine ce(e, core, params());
+  ce.set_ordering({CopyOrder::Fcfs, 3'000});  // 10'000 B: chunks of 3000, 3000, 3000, 1000
+  uint64_t a = ce.submit(0, CopyDir::HostToDevice, 10'000, 0);
+  uint64_t b = ce.submit(1, CopyDir::HostToDevice, 10'000, 5);  // its priority does not count under fcfs
+  EXPECT_EQ(run_all(e), 2);
+  EXPECT_EQ(ce.records()[a].finished, 2'000'000u);
+  EXPECT_EQ(ce.records()[b].started, 2'000'000u);
+  EXPECT_EQ(ce.records()[b].finished, 4'000'000u);
+}
+
 TEST(CopyEngine, ParamsAreInTheGpuConfig) {
   Config c = Config::build(std::nullopt, std::vector<std::string>{"pcie.copy_engines=2", "pcie.bandwidth_gbps=24"});
   EXPECT_EQ(c.values().pcie.copy_engines, 2u);
   EXPECT_DOUBLE_EQ(c.values().pcie.bandwidth_gbps, 24.0);
   EXPECT_NE(c.dump().find("[pcie]"), std::string::npos);
   EXPECT_ANY_THROW(Config::build(std::nullopt, std::vector<std::string>{"pcie.copy_engines=3"}));
+
 }
 
 }  // namespace

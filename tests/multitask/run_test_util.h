@@ -5,6 +5,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gpumux/multitask/runner.h"
 
@@ -18,6 +20,15 @@ inline AppSpec benchmark_app(const std::string& bench, std::optional<double> goa
   a.name = bench;
   a.qos_goal = goal;
   return a;
+}
+
+// `apps` under `policy` on the gtx980 preset file.
+inline WorkloadFile gtx980_workload(std::vector<AppSpec> apps, const std::string& policy) {
+  WorkloadFile w;
+  w.gpu = std::string(GPUMUX_SOURCE_DIR) + "/configs/gtx980.toml";
+  w.policy = policy;
+  w.apps = std::move(apps);
+  return w;
 }
 
 // Every application ran and every run passed its CPU check.

@@ -26,11 +26,7 @@ AppSpec app(const std::string& bench, int priority = 0, Cycle arrival = 0, uint6
 }
 
 WorkloadFile workload(std::vector<AppSpec> apps, const std::string& policy) {
-  WorkloadFile w;
-  w.gpu = std::string(GPUMUX_SOURCE_DIR) + "/configs/gtx980.toml";
-  w.policy = policy;
-  w.apps = std::move(apps);
-  return w;
+  return test::gtx980_workload(std::move(apps), policy);
 }
 
 RunOptions no_baselines() {

@@ -11,6 +11,7 @@
 #include "gpumux/experiments/files.h"
 #include "gpumux/gpu/gpu.h"
 #include "gpumux/multitask/baseline_cache.h"
+#include "gpumux/multitask/sharing_keys.h"
 #include "gpumux/multitask/workload_file.h"
 #include "workload.h"
 
@@ -89,6 +90,10 @@ class Planner {
     std::vector<std::string> set = s_.overrides;
     set.insert(set.end(), config.set.begin(), config.set.end());
     set.insert(set.end(), extra_set.begin(), extra_set.end());
+    bool alone = kind != PlannedRun::Kind::Mix;
+    // An isolated run is the same for every config that differs only in how
+    // applications share the GPU: one run, one baseline (sharing_keys.h).
+    if (alone) set = multitask::without_sharing_only(set);
 
     toml::table w;
     w.insert("gpu", s_.gpu);
@@ -97,7 +102,6 @@ class Planner {
     w.insert("set", set_array);
     w.insert("policy", policy.options);
     toml::table run;
-    bool alone = kind != PlannedRun::Kind::Mix;
     run.insert("until", !alone && s_.run.until == multitask::RunRule::Until::Cycles ? "cycles" : "completions");
     run.insert("completions", alone ? 1 : int64_t(s_.run.completions));
     run.insert("max_cycles", alone ? 0 : int64_t(s_.run.max_cycles));

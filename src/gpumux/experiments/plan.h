@@ -8,6 +8,8 @@
 // Runs come in two waves. Wave 0: every benchmark alone (policy fcfs, from
 // cycle 0) for each config and seed of the mixes, which is its own isolated
 // baseline (multitask::run_workload caches it), plus the classification runs.
+// An isolated run drops the config's sharing-only overrides
+// (multitask/sharing_keys.h): configs that differ only in them share it.
 // Wave 1: the mixes, whose baselines are then cache hits.
 #pragma once
 

@@ -233,6 +233,16 @@ void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
                                {"antt", m ? num(metrics["antt"].get<double>()) : ""},
                                {"fairness", m ? num(metrics["fairness"].get<double>()) : ""},
                                {"cycles", std::to_string(run.at("cycles").get<uint64_t>())}});
+    // The same metrics on kernel CPI (GPU Maestro eq. 1-2; multitask/metrics.h).
+    const json& km = run.contains("kernel_metrics") ? run["kernel_metrics"] : json();
+    bool k = km.is_object();
+    cells.insert(cells.end(), {{"shared_cpi", num(a.value("shared_cpi", 0.0))},
+                               {"alone_cpi", num(a.value("alone_cpi", 0.0))},
+                               {"cpi_ntt", k ? num(km["apps"][i]["ntt"].get<double>()) : ""},
+                               {"cpi_progress", k ? num(km["apps"][i]["progress"].get<double>()) : ""},
+                               {"cpi_stp", k ? num(km["stp"].get<double>()) : ""},
+                               {"cpi_antt", k ? num(km["antt"].get<double>()) : ""},
+                               {"cpi_fairness", k ? num(km["fairness"].get<double>()) : ""}});
     // Preemptions of this app's kernels (it was the one preempted).
     uint64_t requests = 0, latency = 0;
     for (const json& p : run.at("preemptions"))
@@ -340,7 +350,8 @@ StudyResults collect_results(const Study& s, const std::vector<PlannedRun>& runs
   StudyResults out;
   out.mixes.per_run = out.isolated.per_run = {"stp",      "antt",        "fairness",          "cycles",
                                               "qos_apps", "qos_case",    "non_qos_ipc",       "run_preempt_bytes",
-                                              "run_preempt_cycles", "kernel_antt"};
+                                              "run_preempt_cycles", "kernel_antt", "cpi_stp", "cpi_antt",
+                                              "cpi_fairness"};
   std::map<std::string, json> loaded;
   std::set<std::string> counted;
   for (const PlannedRun& r : runs) {

@@ -8,8 +8,10 @@
 //                      alone_cycles, warp_insts, passed, thread_ipc; QoS:
 //                      qos_goal, qos_ratio, qos_reached; per run: stp, antt,
 //                      fairness, cycles, qos_apps, qos_case, non_qos_ipc,
-//                      run_preempt_bytes, run_preempt_cycles; stat.<name> for
-//                      the study's `stats`)
+//                      run_preempt_bytes, run_preempt_cycles; on kernel CPI:
+//                      shared_cpi, alone_cpi, cpi_ntt, cpi_progress, per run
+//                      cpi_stp, cpi_antt, cpi_fairness; stat.<name> for the
+//                      study's `stats`)
 //   OUT/isolated.csv   the same for the runs of each benchmark alone
 //   OUT/figures.json   each figure's data, aggregated, ready to draw
 //   OUT/trends.json    each trend: expression, paper's value, measured sides, holds

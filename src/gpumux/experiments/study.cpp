@@ -208,6 +208,10 @@ void read_sweep(StrictTable& t, Sweep& s) {
   if (const toml::node* n = t.node("cpu_gap_us")) s.cpu_gaps = cpu_gaps(t, *n);
   if (const toml::node* n = t.node("qos_goals")) s.qos_goals = qos_goal_sweeps(t, *n);
   if (auto m = t.integer("max_cycles", 1, int64_t(1) << 50)) s.max_cycles = uint64_t(*m);
+  if (auto c = t.integer("completions", 1, 1000)) s.completions = uint32_t(*c);
+  if (t.node("measure"))
+    s.measure = t.choice("measure", {{"first", multitask::RunRule::Measure::First}, {"all", multitask::RunRule::Measure::All}},
+                         multitask::RunRule::Measure::First);
   if (const toml::node* n = t.node("pairs")) {
     StrictTable pt(as_table(t, "pairs", *n), t.qualified("pairs"), t.file());
     s.pairs_of = strings(pt, "of");
@@ -378,6 +382,12 @@ Study parse_study(std::string_view text, const std::string& name, const std::fil
       throw LoadError(fmt::format("{}: scale {}: max_cycles needs [run] until = \"cycles\"", name, scale));
     s.run.max_cycles = *s.sweep.max_cycles;
   }
+  if (s.sweep.completions) {
+    if (s.run.until != multitask::RunRule::Until::Completions)
+      throw LoadError(fmt::format("{}: scale {}: completions needs [run] until = \"completions\"", name, scale));
+    s.run.completions = *s.sweep.completions;
+  }
+  if (s.sweep.measure) s.run.measure = *s.sweep.measure;
   if (s.sweep.policies.empty()) throw LoadError(fmt::format("{}: sweep.policies: missing", name));
   if (s.sweep.mixes.empty() && s.sweep.pairs_of.size() < 2 && !s.sweep.random)
     throw LoadError(fmt::format("{}: scale {}: no mixes (sweep.mixes, sweep.pairs with two or more benchmarks, or "

@@ -117,6 +117,11 @@ struct Sweep {
   std::vector<QosGoalSweep> qos_goals;
   // Set: the run rule's max_cycles at this scale (with until = "cycles").
   std::optional<uint64_t> max_cycles;
+  // Set: the run rule's completions (with until = "completions") and measure
+  // at this scale, e.g. the thesis's "every process completes at least 3
+  // times, statistics averaged over the completed runs".
+  std::optional<uint32_t> completions;
+  std::optional<multitask::RunRule::Measure> measure;
 };
 
 // Benchmark classes from scaling: speed-up = time alone under `from`

@@ -10,6 +10,10 @@
 
 namespace gpumux::multitask {
 
+double kernel_cpi(double busy_cycles, uint64_t thread_insts) {
+  return busy_cycles > 0 && thread_insts > 0 ? busy_cycles / double(thread_insts) : 0.0;
+}
+
 WorkloadMetrics compute_metrics(std::span<const AppTimes> apps) {
   if (apps.empty()) throw ApiError("multiprogram metrics: no applications");
   WorkloadMetrics m;

@@ -8,8 +8,14 @@
 //   ANTT     = (1/n) * sum_i NTT_i             lower is better
 //   STP      = sum_i NP_i                      system throughput, higher is better (n = no slowdown)
 //   fairness = min_i NP_i / max_j NP_j         1 = every application slowed down equally
+//
+// The same formulas on kernel time are GPU Maestro's (Park et al., ASPLOS'17,
+// eq. 1-2): with T = CPI, cycles per instruction while the application's
+// kernels run, NTT_i = CPI_shared_i / CPI_alone_i and STP = sum_i IPC_shared_i
+// / IPC_alone_i. Copies, launch latency and host time then do not count.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
@@ -33,6 +39,11 @@ struct WorkloadMetrics {
   std::vector<AppMetrics> apps;  // in input order
   double stp = 0, antt = 0, fairness = 0;
 };
+
+// Cycles per instruction: `busy_cycles` (cycles during which the
+// application's kernels had TBs on the GPU) over the thread instructions they
+// issued; 0 when either is 0 (no kernel ran).
+double kernel_cpi(double busy_cycles, uint64_t thread_insts);
 
 // ApiError on empty input or a time that is not a finite positive number
 // (the message names the application).

@@ -14,6 +14,7 @@
 #include "gpumux/multitask/event_report.h"
 #include "gpumux/multitask/baseline_cache.h"
 #include "gpumux/multitask/host_scheduler.h"
+#include "gpumux/multitask/sharing_keys.h"
 #include "gpumux/stats/writers.h"
 #include "gpumux/timing/timing_backend.h"
 
@@ -141,6 +142,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, const RunOptions
   timing::TimingBackend& backend = timing::backend_of(*dev);
   backend.set_isolated_issue_rates(issue_rates);
   gpu::Gpu& g = backend.gpu();
+  g.copy_engine().set_ordering(w.copies);
   if (!w.quota_scheme.empty())
     g.enable_qos(gpu::make_quota_scheme(w.quota_scheme, goals),
                  w.tb_adjustment ? std::optional<gpu::QosGoals>(goals) : std::nullopt);
@@ -243,6 +245,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, const RunOptions
   for (size_t i = 0; i < n; ++i) {
     result.apps[i].warp_insts = app_warp_insts(g, uint32_t(i));
     result.apps[i].thread_insts = app_thread_insts(g, uint32_t(i));
+    result.apps[i].busy_cycles = run_busy_cycles(result.kernels, uint32_t(i), result.cycles);
   }
   result.qos = kernel_qos(g, result, goals);
   if (o.statistics && !alone) result.stats = stats::to_json(g.stats(), g.keys());  // isolated runs keep counts only
@@ -334,6 +337,7 @@ bool is_isolated_run(const WorkloadFile& w) {
   WorkloadFile alone = isolated_workload(w.apps[0], w);
   const AppSpec &a = w.apps[0], &b = alone.apps[0];
   return w.policy == alone.policy && w.quota_scheme.empty() && w.policy_options.tb_quota_by_app.empty() &&
+         w.copies == alone.copies &&
          a.arrival == b.arrival &&
          a.priority == b.priority && a.warp_budget == b.warp_budget && w.run.until == alone.run.until && w.run.completions == alone.run.completions &&
          w.run.max_cycles == alone.run.max_cycles && w.run.restart == alone.run.restart;
@@ -371,19 +375,40 @@ std::string time_text(double t, bool by_rate) { return by_rate ? fmt::format("{:
 
 }  // namespace
 
-Cycle kernel_busy_cycles(const std::vector<frontend::KernelRecord>& kernels, uint32_t app, const AppRun& run) {
-  std::vector<std::pair<Cycle, Cycle>> spans;
-  for (const frontend::KernelRecord& k : kernels)
-    if (k.app == app && k.done && k.finished > k.first_tb)
-      spans.emplace_back(std::max(k.first_tb, run.start), std::min(k.finished, run.end));
+namespace {
+
+// The length of the union of `spans`, none starting before `start`.
+Cycle union_length(std::vector<std::pair<Cycle, Cycle>>& spans, Cycle start) {
   std::sort(spans.begin(), spans.end());
-  Cycle busy = 0, covered = run.start;  // covered: end of the union so far
+  Cycle busy = 0, covered = start;  // covered: end of the union so far
   for (auto [from, to] : spans) {
     from = std::max(from, covered);
     if (to > from) busy += to - from;
     covered = std::max(covered, to);
   }
   return busy;
+}
+
+}  // namespace
+
+Cycle kernel_busy_cycles(const std::vector<frontend::KernelRecord>& kernels, uint32_t app, const AppRun& run) {
+  std::vector<std::pair<Cycle, Cycle>> spans;
+  for (const frontend::KernelRecord& k : kernels)
+    if (k.app == app && k.done && k.finished > k.first_tb)
+      spans.emplace_back(std::max(k.first_tb, run.start), std::min(k.finished, run.end));
+  return union_length(spans, run.start);
+}
+
+Cycle run_busy_cycles(const std::vector<frontend::KernelRecord>& kernels, uint32_t app, Cycle end) {
+  std::vector<std::pair<Cycle, Cycle>> spans;
+  for (const frontend::KernelRecord& k : kernels) {
+    // A launch not done has dispatched a TB when first_tb is set (one still
+    // running that dispatched at cycle 0, only possible with
+    // frontend.launch_latency = 0, is not counted).
+    if (k.app != app || (!k.done && k.first_tb == 0)) continue;
+    spans.emplace_back(k.first_tb, std::min(k.done ? k.finished : end, end));
+  }
+  return union_length(spans, 0);
 }
 
 bool RunResult::all_passed() const {
@@ -398,6 +423,10 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
   overrides.insert(overrides.end(), o.overrides.begin(), o.overrides.end());
   Config config = gpu::load_config(w.gpu, overrides);
   check_warp_budgets(w, config);
+  // Isolated runs leave the sharing-only keys at the GPU's own values (sharing_keys.h).
+  const std::vector<std::string> alone_overrides = without_sharing_only(overrides);
+  const Config alone_config =
+      alone_overrides.size() == overrides.size() ? config : gpu::load_config(w.gpu, alone_overrides);
   // Goals first: the quota scheme needs them during the run.
   std::vector<std::optional<Baseline>> alone(w.apps.size());
   gpu::QosGoals goals;
@@ -405,7 +434,7 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
   for (size_t i = 0; i < w.apps.size(); ++i) {
     if (!w.apps[i].qos_goal) continue;
     std::string error;
-    alone[i] = isolated(w.apps[i], config, w, o, error);
+    alone[i] = isolated(w.apps[i], alone_config, w, o, error);
     // A goal is a fraction of the isolated IPC: without that run there is no goal.
     if (!alone[i]) throw ApiError(fmt::format("app {}: qos_goal needs its isolated run, but {}", w.apps[i].name, error));
     goals.ipc_by_app[i] = *w.apps[i].qos_goal * alone[i]->ipc();
@@ -416,7 +445,7 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
   if (cfg.sm.warp_scheduler == "ka-fair") {
     for (size_t i = 0; i < w.apps.size(); ++i) {
       std::string error;
-      if (!alone[i]) alone[i] = isolated(w.apps[i], config, w, o, error);
+      if (!alone[i]) alone[i] = isolated(w.apps[i], alone_config, w, o, error);
       if (!alone[i])
         throw ApiError(fmt::format("app {}: sm.warp_scheduler ka-fair needs its isolated run, but {}", w.apps[i].name,
                                    error));
@@ -427,26 +456,30 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
   RunResult r = simulate(w, config, o, goals, false, issue_rates);
   for (AppOutcome& a : r.apps) measure(a, w.run, r.cycles);
   if (!o.baselines) return r;
-  std::vector<AppTimes> times;
+  std::vector<AppTimes> times, cpis;
   // A run that is its own baseline is used and cached rather than simulated again.
-  const bool own_run = is_isolated_run(w);
+  const bool own_run = is_isolated_run(w) && alone_overrides.size() == overrides.size();
   std::optional<Baseline> own = own_run ? measured_alone(r) : std::nullopt;
   if (own) {
     std::optional<BaselineCache> cache = open_cache(o);
-    store(cache, baseline_key(w.apps[0], config), *own);
+    store(cache, baseline_key(w.apps[0], alone_config), *own);
   }
   for (size_t i = 0; i < r.apps.size(); ++i) {
     AppOutcome& a = r.apps[i];
     std::optional<Baseline> b = own;
     if (own_run && !own) a.alone_error = "this run is its isolated run, and it failed";
-    else if (!own_run) b = alone[i] ? alone[i] : isolated(w.apps[i], config, w, o, a.alone_error);
+    else if (!own_run) b = alone[i] ? alone[i] : isolated(w.apps[i], alone_config, w, o, a.alone_error);
     if (!b) continue;
     a.alone = a.by_rate ? b->cycles / double(std::max<uint64_t>(b->warp_insts, 1)) : b->cycles;
     a.alone_kernel_cycles = double(b->kernel_cycles);
     a.alone_event_cycles = b->event_cycles;
     if (a.shared > 0) times.push_back({a.name, a.shared, a.alone});
+    a.shared_cpi = kernel_cpi(double(a.busy_cycles), a.thread_insts);
+    a.alone_cpi = kernel_cpi(double(b->kernel_cycles), b->thread_insts);
+    if (a.shared_cpi > 0 && a.alone_cpi > 0) cpis.push_back({a.name, a.shared_cpi, a.alone_cpi});
   }
   if (times.size() == r.apps.size()) r.metrics = compute_metrics(times);
+  if (cpis.size() == r.apps.size()) r.kernel_metrics = compute_metrics(cpis);
   return r;
 }
 
@@ -475,6 +508,9 @@ std::string format_summary(const RunResult& r) {
   if (r.metrics)
     s += fmt::format("STP {:.3f}   ANTT {:.3f}   fairness {:.3f}\n", r.metrics->stp, r.metrics->antt,
                      r.metrics->fairness);
+  if (r.kernel_metrics)
+    s += fmt::format("on kernel CPI: STP {:.3f}   ANTT {:.3f}   fairness {:.3f}\n", r.kernel_metrics->stp,
+                     r.kernel_metrics->antt, r.kernel_metrics->fairness);
   for (const KernelQos& q : r.qos)
     s += fmt::format("QoS{}: launch {} {}: IPC {:.2f} of goal {:.2f} thread insts/cycle ({:.1f}%), {}\n",
                      r.quota_scheme.empty() ? "" : " (" + r.quota_scheme + ")", q.launch, q.label, q.ipc,
@@ -517,7 +553,8 @@ nlohmann::json to_json(const RunResult& r) {
                     {"alone_error", a.alone_error}, {"unit", a.by_rate ? "cycles/warp_inst" : "cycles"},
                     {"first_run_kernel_cycles",
                      a.runs.empty() ? 0 : kernel_busy_cycles(r.kernels, uint32_t(i), a.runs[0])},
-                    {"alone_kernel_cycles", a.alone_kernel_cycles}, {"alone_event_cycles", a.alone_event_cycles}});
+                    {"alone_kernel_cycles", a.alone_kernel_cycles}, {"alone_event_cycles", a.alone_event_cycles},
+                    {"busy_cycles", a.busy_cycles}, {"shared_cpi", a.shared_cpi}, {"alone_cpi", a.alone_cpi}});
   }
   json kernels = json::array();
   for (const frontend::KernelRecord& k : r.kernels)
@@ -551,6 +588,7 @@ nlohmann::json to_json(const RunResult& r) {
               {"copies", copies}, {"preemptions", preemptions}, {"statistics", r.stats},
               {"quota_scheme", r.quota_scheme}, {"qos", qos}, {"events", events_json(r.events)}};
   out["metrics"] = r.metrics ? to_json(*r.metrics) : json(nullptr);
+  out["kernel_metrics"] = r.kernel_metrics ? to_json(*r.kernel_metrics) : json(nullptr);
   return out;
 }
 

@@ -74,6 +74,11 @@ struct AppOutcome {
   // Its isolated run's first-run kernel-busy cycles and the mean launch-to-end
   // cycles of its event kernels (0: none), for per-kernel slowdowns (EDGE's ANTT).
   double alone_kernel_cycles = 0, alone_event_cycles = 0;
+  // Kernel time (GPU Maestro's CPI, eq. 1-2): cycles of the whole run during
+  // which its kernels had TBs on the GPU (run_busy_cycles), and per thread
+  // instruction issued, shared and in its isolated run (0: no instruction).
+  Cycle busy_cycles = 0;
+  double shared_cpi = 0, alone_cpi = 0;
   // Why the isolated run gave no time (it faulted or failed its check): then
   // `alone`, this app's NTT and the workload's metrics are unavailable.
   std::string alone_error;
@@ -107,6 +112,7 @@ struct RunResult {
   std::vector<frontend::EventRecord> events;  // event kernels (docs/edge.md)
   std::vector<KernelQos> qos;              // launches of apps with a qos_goal
   std::optional<WorkloadMetrics> metrics;  // with baselines, when every app has both times
+  std::optional<WorkloadMetrics> kernel_metrics;  // the same on kernel CPI (shared_cpi, alone_cpi)
   nlohmann::json stats;                    // the statistics registry (stats/writers.h); null
                                            // unless RunOptions::statistics
   bool all_passed() const;
@@ -119,6 +125,9 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o);
 // clipped to the run. Launch latency before the first TB, copies and host
 // work between launches count as not busy.
 Cycle kernel_busy_cycles(const std::vector<frontend::KernelRecord>& kernels, uint32_t app, const AppRun& run);
+// The same over a whole run ending at `end`, every run and restart of the
+// application, a launch still running at `end` counting up to it.
+Cycle run_busy_cycles(const std::vector<frontend::KernelRecord>& kernels, uint32_t app, Cycle end);
 
 // The readable summary table of a run.
 std::string format_summary(const RunResult& r);

@@ -360,6 +360,9 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
                             w.policy));
       w.tb_adjustment = *adjust;
     }
+    w.copies.order = pt.choice("copy_order", {{"fcfs", frontend::CopyOrder::Fcfs}, {"priority", frontend::CopyOrder::Priority}},
+                               frontend::CopyOrder::Fcfs);
+    w.copies.chunk_bytes = uint64_t(pt.integer("copy_chunk_bytes", 0, int64_t(1) << 40).value_or(0));
     pt.finish();
   }
 

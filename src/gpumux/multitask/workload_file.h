@@ -18,6 +18,8 @@
 //   tb_adjustment = true                # quota schemes on smk-symmetric: TBs move between epochs (ISCA'17 3.6)
 //   exclusive = true                    # ppq: lower priorities get no SM while a higher one is active
 //   tokens = { sgemm = 8, lbm = 5 }     # dss: SMs each app's kernels may hold (default: equal shares)
+//   copy_order = "priority"             # copy engines serve the highest app priority first (default fcfs)
+//   copy_chunk_bytes = 1048576          # copies move in chunks, the order chosen after each (default 0: whole)
 //
 //   [run]
 //   until = "completions"               # or "cycles"
@@ -52,6 +54,7 @@
 #include "gpumux/core/config.h"
 #include "gpumux/core/engine.h"
 #include "gpumux/core/strict_toml.h"
+#include "gpumux/frontend/copy_engine.h"
 #include "gpumux/frontend/sharing_policy.h"
 #include "gpumux/multitask/user_program.h"
 #include "workload.h"
@@ -99,6 +102,7 @@ struct WorkloadFile {
   frontend::PolicyOptions policy_options;  // app ids are indices into apps
   std::string quota_scheme;                // a registered QoS manager (gpu/qos/); empty: none
   bool tb_adjustment = false;              // the quota scheme's TB adjustment (gpu/qos/tb_adjustment.h)
+  frontend::CopyOrdering copies;           // [policy] copy_order, copy_chunk_bytes (frontend/copy_engine.h)
   RunRule run;
   std::vector<AppSpec> apps;
 };

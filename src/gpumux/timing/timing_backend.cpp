@@ -153,7 +153,7 @@ void TimingBackend::transfer(runtime::Context& ctx, runtime::Transfer kind, uint
                           : kind == Transfer::DeviceToHost ? frontend::CopyDir::DeviceToHost
                                                            : frontend::CopyDir::DeviceToDevice;
   frontend::CopyEngine& ce = gpu_.copy_engine();
-  uint64_t id = ce.submit(ctx.app(), dir, bytes);
+  uint64_t id = ce.submit(ctx.app(), dir, bytes, ctx.priority());
   wait([&] { return ce.done(id); });
 }
 
