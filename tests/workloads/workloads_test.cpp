@@ -12,6 +12,7 @@
 #include <iterator>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include <sys/wait.h>
@@ -60,9 +61,9 @@ TEST_P(WorkloadSmall, PassesCheck) {
 INSTANTIATE_TEST_SUITE_P(All, WorkloadSmall, ::testing::ValuesIn(all_workloads()), test_name);
 
 TEST(WorkloadSizes, NamesRoundTripInSizeOrder) {
-  EXPECT_STREQ(size_names(), "tiny, medium, small or large");
+  EXPECT_STREQ(size_names(), "tiny, medium, small, large or paper");
   for (size_t i = 0; i < std::size(all_sizes); ++i) {
-    Size parsed = Size::Large;
+    Size parsed = Size::Tiny;
     EXPECT_TRUE(parse_size(size_name(all_sizes[i]), parsed)) << size_name(all_sizes[i]);
     EXPECT_EQ(parsed, all_sizes[i]);
     if (i > 0) {
@@ -71,6 +72,21 @@ TEST(WorkloadSizes, NamesRoundTripInSizeOrder) {
   }
   Size unchanged = Size::Tiny;
   EXPECT_FALSE(parse_size("huge", unchanged));
+}
+
+// Every benchmark defines tiny to large; paper only where a paper's grids are
+// larger than medium's, and asking a benchmark for a size it lacks is an error.
+TEST(WorkloadSizes, PaperIsOptionalAndRefusedWhereMissing) {
+  for (const WorkloadSpec* w : all_workloads())
+    for (Size z : {Size::Tiny, Size::Medium, Size::Small, Size::Large}) EXPECT_TRUE(has_size(*w, z)) << w->name;
+  const WorkloadSpec* with = find_workload("sgemm");
+  const WorkloadSpec* without = find_workload("vecadd");
+  ASSERT_TRUE(with && without);
+  EXPECT_TRUE(has_size(*with, Size::Paper));
+  ASSERT_FALSE(has_size(*without, Size::Paper));
+  EXPECT_EQ(missing_size_message(*without, Size::Paper),
+            "benchmark 'vecadd' has no paper size (it has tiny, medium, small, large)");
+  EXPECT_THROW(run_alone(*without, Size::Paper, 1), std::invalid_argument);
 }
 
 TEST(WorkloadCatalogue, HasEveryRequiredBenchmark) {
