@@ -23,6 +23,17 @@ const std::vector<const WorkloadSpec*>& all_workloads() {
   return list;
 }
 
+const std::vector<const WorkloadSpec*>& base_workloads() {
+  static const std::vector<const WorkloadSpec*> list = [] {
+    std::vector<const WorkloadSpec*> v;
+#define GPUMUX_WORKLOAD(n) v.push_back(&n##_workload());
+#include "workload_list.inc"
+#undef GPUMUX_WORKLOAD
+    return v;
+  }();
+  return list;
+}
+
 const WorkloadSpec* find_workload(std::string_view name) {
   for (const WorkloadSpec* w : all_workloads())
     if (w->name == name) return w;

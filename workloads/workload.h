@@ -50,8 +50,11 @@ struct WorkloadSpec {
   const WorkloadSpec* persistent = nullptr;
 };
 
-// Every registered workload, in registration order (workloads/registry.cpp).
+// Every registered workload, in registration order (workloads/registry.cpp),
+// each persistent-thread variant after its benchmark.
 const std::vector<const WorkloadSpec*>& all_workloads();
+// The benchmarks alone, without their variants.
+const std::vector<const WorkloadSpec*>& base_workloads();
 const WorkloadSpec* find_workload(std::string_view name);
 
 // Whether `w` defines `size` (every benchmark defines tiny to large).

@@ -4,6 +4,7 @@
 // are deterministic, and the `gpumux list` / `gpumux verify` commands behave.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -35,8 +36,11 @@ CheckResult run_alone(const WorkloadSpec& w, Size size, uint64_t seed) {
   return run_workload(w, ctx, size, seed);
 }
 
+// gtest names are identifiers: "pc-pt" becomes "pc_pt".
 std::string test_name(const ::testing::TestParamInfo<const WorkloadSpec*>& info) {
-  return info.param->name;
+  std::string name = info.param->name;
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
 }
 
 class WorkloadTiny : public ::testing::TestWithParam<const WorkloadSpec*> {};
@@ -76,7 +80,7 @@ TEST(WorkloadSizes, NamesRoundTripInSizeOrder) {
 
 // Every benchmark defines tiny to large; paper only where a paper's grids are
 // larger than medium's, and asking a benchmark for a size it lacks is an error.
-TEST(WorkloadSizes, PaperIsOptionalAndRefusedWhereMissing) {
+TEST(WorkloadSizes, OptionalSizeRefusedWhereMissing) {
   for (const WorkloadSpec* w : all_workloads())
     for (Size z : {Size::Tiny, Size::Medium, Size::Small, Size::Large}) EXPECT_TRUE(has_size(*w, z)) << w->name;
   const WorkloadSpec* with = find_workload("sgemm");
@@ -108,7 +112,8 @@ TEST(WorkloadCatalogue, SpecsAreComplete) {
     EXPECT_TRUE(w->category == "compute" || w->category == "memory" || w->category == "network")
         << w->name << ": " << w->category;
     EXPECT_NE(w->ptx.find(".entry"), std::string_view::npos) << w->name;
-    for (const std::string& s : w->sizes) EXPECT_FALSE(s.empty()) << w->name;
+    for (Size z : {Size::Tiny, Size::Medium, Size::Small, Size::Large})
+      EXPECT_FALSE(w->sizes[size_t(z)].empty()) << w->name << " " << size_name(z);
     EXPECT_NE(w->run, nullptr) << w->name;
   }
 }

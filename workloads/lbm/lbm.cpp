@@ -69,7 +69,7 @@ CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t
   // the short input), one 32-cell row each.
   Lattice L{host::by_size(size, 32, 20, 48, 96, 32), host::by_size(size, 12, 20, 48, 96, 120),
             host::by_size(size, 8, 20, 48, 96, 150)};
-  const int steps = host::by_size(size, 3, 48, 10, 20, 4);
+  const int steps = host::by_size(size, 3, 48, 10, 20, 2);
   const size_t cells = L.cells();
   Rng rng(seed);
   // About 8% solid cells scattered through the box; fluid starts near rest
@@ -117,7 +117,7 @@ const WorkloadSpec& lbm_workload() {
       embedded::lbm_ptx,
       {"32x12x8 lattice, 3 steps", "20x20x20 lattice, 48 steps",
        "48x48x48 lattice, 10 steps", "96x96x96 lattice, 20 steps",
-       "32x120x150 lattice, 4 steps (18000 TBs)"},
+       "32x120x150 lattice, 2 steps (18000 TBs)"},
       run};
   return spec;
 }
