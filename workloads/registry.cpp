@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <stdexcept>
 
 #include "workload.h"
 
@@ -10,6 +11,19 @@ namespace gpumux::workloads {
 #undef GPUMUX_WORKLOAD
 
 const std::vector<const WorkloadSpec*>& all_workloads() {
+  static const std::vector<const WorkloadSpec*> list = [] {
+    std::vector<const WorkloadSpec*> v;
+#define GPUMUX_WORKLOAD(n)                                    \
+  v.push_back(&n##_workload());                               \
+  if (n##_workload().persistent) v.push_back(n##_workload().persistent);
+#include "workload_list.inc"
+#undef GPUMUX_WORKLOAD
+    return v;
+  }();
+  return list;
+}
+
+const std::vector<const WorkloadSpec*>& base_workloads() {
   static const std::vector<const WorkloadSpec*> list = [] {
     std::vector<const WorkloadSpec*> v;
 #define GPUMUX_WORKLOAD(n) v.push_back(&n##_workload());
@@ -32,6 +46,7 @@ const char* size_name(Size s) {
     case Size::Medium: return "medium";
     case Size::Small: return "small";
     case Size::Large: return "large";
+    case Size::Paper: return "paper";
   }
   return "?";
 }
@@ -55,7 +70,17 @@ const char* size_names() {
   return list.c_str();
 }
 
+bool has_size(const WorkloadSpec& w, Size size) { return !w.sizes[size_t(size)].empty(); }
+
+std::string missing_size_message(const WorkloadSpec& w, Size size) {
+  std::string defined;
+  for (Size z : all_sizes)
+    if (has_size(w, z)) defined += (defined.empty() ? "" : ", ") + std::string(size_name(z));
+  return fmt::format("benchmark '{}' has no {} size (it has {})", w.name, size_name(size), defined);
+}
+
 CheckResult run_workload(const WorkloadSpec& w, runtime::Context& ctx, Size size, uint64_t seed) {
+  if (!has_size(w, size)) throw std::invalid_argument(missing_size_message(w, size));
   runtime::Module& mod = ctx.load_module_string(std::string(w.ptx), w.name + ".ptx");
   return w.run(ctx, mod, size, seed);
 }

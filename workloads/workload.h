@@ -16,15 +16,18 @@
 
 namespace gpumux::workloads {
 
-// Ordered by problem size. Medium sits between the tests' tiny inputs (dominated
-// by copies and launch latency) and small (minutes per run): sized so that the
-// kernels take most of a run alone, which takes seconds (docs/workloads.md
-// lists the few benchmarks whose copies or round trips do not allow it).
-enum class Size { Tiny, Medium, Small, Large };
-inline constexpr Size all_sizes[] = {Size::Tiny, Size::Medium, Size::Small, Size::Large};
+// Tiny to large are ordered by problem size. Medium sits between the tests'
+// tiny inputs (dominated by copies and launch latency) and small (minutes per
+// run): sized so that the kernels take most of a run alone, which takes
+// seconds (docs/workloads.md lists the few benchmarks whose copies or round
+// trips do not allow it). Paper is shaped like the input a paper simulated
+// (its TBs per kernel and TB lengths, docs/workloads.md "Paper"); only the
+// benchmarks whose medium grids are smaller than the paper's have one.
+enum class Size { Tiny, Medium, Small, Large, Paper };
+inline constexpr Size all_sizes[] = {Size::Tiny, Size::Medium, Size::Small, Size::Large, Size::Paper};
 const char* size_name(Size s);
 bool parse_size(std::string_view s, Size& out);
-// "tiny, medium, small or large", for messages that list the accepted sizes.
+// "tiny, medium, small, large or paper", for messages that list the accepted sizes.
 const char* size_names();
 
 // Outcome of a run's CPU check.
@@ -38,16 +41,29 @@ struct WorkloadSpec {
   std::string description;  // one line
   std::string category;     // "compute", "memory" or "network"
   std::string_view ptx;     // embedded PTX text of the module (workloads/<name>/<name>.ptx)
-  std::string sizes[std::size(all_sizes)];  // what each Size means, in Size order, e.g. "n=4096"
+  std::string sizes[std::size(all_sizes)];  // what each Size means, in Size order, e.g. "n=4096";
+                                            // empty: the benchmark has no such size (only paper may be)
   // Runs the benchmark in `ctx` with the module already loaded; deterministic in `seed`.
   CheckResult (*run)(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed);
+  // Its persistent-thread variant ("<name>-pt", as the QAWS paper runs its kernels: a
+  // grid that stays resident, each TB looping over work items), listed after it; or none.
+  const WorkloadSpec* persistent = nullptr;
 };
 
-// Every registered workload, in registration order (workloads/registry.cpp).
+// Every registered workload, in registration order (workloads/registry.cpp),
+// each persistent-thread variant after its benchmark.
 const std::vector<const WorkloadSpec*>& all_workloads();
+// The benchmarks alone, without their variants.
+const std::vector<const WorkloadSpec*>& base_workloads();
 const WorkloadSpec* find_workload(std::string_view name);
 
-// Loads the workload's module into ctx and runs it.
+// Whether `w` defines `size` (every benchmark defines tiny to large).
+bool has_size(const WorkloadSpec& w, Size size);
+// The error for a size the benchmark does not define, naming those it does.
+std::string missing_size_message(const WorkloadSpec& w, Size size);
+
+// Loads the workload's module into ctx and runs it; std::invalid_argument if
+// `w` has no such size.
 CheckResult run_workload(const WorkloadSpec& w, runtime::Context& ctx, Size size, uint64_t seed);
 
 // Deterministic input generation (splitmix64): identical on every platform,

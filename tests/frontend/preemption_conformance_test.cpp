@@ -94,7 +94,7 @@ TEST_P(PreemptionConformance, PreemptedTbsComputeWhatTheyWouldHave) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, PreemptionConformance,
-                         ::testing::Combine(::testing::ValuesIn(workloads::all_workloads()),
+                         ::testing::Combine(::testing::ValuesIn(workloads::base_workloads()),
                                             ::testing::ValuesIn(mechanisms())),
                          [](const ::testing::TestParamInfo<Param>& i) {
                            return std::string(std::get<0>(i.param)->name) + "_" + std::get<1>(i.param).label;

@@ -86,7 +86,7 @@ TEST(WorkloadFile, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(error_of("[[app]]\nbenchmark = \"pc\"\npriority = \"high\"\n"),
             "w.toml:3: app[0].priority: expected an integer");
   EXPECT_EQ(error_of("[[app]]\nbenchmark = \"pc\"\nsize = \"huge\"\n"),
-            "w.toml:3: app[0].size: unknown size 'huge' (tiny, medium, small or large)");
+            "w.toml:3: app[0].size: unknown size 'huge' (tiny, medium, small, large or paper)");
   EXPECT_NE(error_of("[policy]\nname = \"nosuch\"\n[[app]]\nbenchmark = \"pc\"\n").find("unknown sharing policy 'nosuch'"),
             std::string::npos);
   EXPECT_NE(error_of("[policy]\nname = \"smk-quota\"\n[[app]]\nbenchmark = \"pc\"\n").find("needs a TB count for app 'pc'"),

@@ -2,6 +2,8 @@
 // model on gtx980 with correct results; a few have pinned cycle counts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "gpumux/gpu/gpu.h"
 #include "gpumux/timing/timing_backend.h"
 #include "workload.h"
@@ -35,8 +37,12 @@ TEST_P(WorkloadTimingTiny, CorrectUnderTheTimingModel) {
   EXPECT_GT(r.warp_insts, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(All, WorkloadTimingTiny, ::testing::ValuesIn(workloads::all_workloads()),
-                         [](const auto& info) { return info.param->name; });
+// gtest names are identifiers: "pc-pt" becomes "pc_pt".
+INSTANTIATE_TEST_SUITE_P(All, WorkloadTimingTiny, ::testing::ValuesIn(workloads::all_workloads()), [](const auto& info) {
+  std::string name = info.param->name;
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+});
 
 // Pinned simulated cycles: any change to the timing model that moves these
 // must be deliberate (update the numbers and say why in the commit). Copies

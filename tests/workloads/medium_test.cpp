@@ -57,7 +57,7 @@ TEST_P(WorkloadMedium, KernelsDominateTheTurnaround) {
   EXPECT_GE(fraction, below == kBelowTarget.end() ? kTarget : below->second);
 }
 
-INSTANTIATE_TEST_SUITE_P(All, WorkloadMedium, ::testing::ValuesIn(workloads::all_workloads()),
+INSTANTIATE_TEST_SUITE_P(All, WorkloadMedium, ::testing::ValuesIn(workloads::base_workloads()),
                          [](const auto& info) { return info.param->name; });
 
 }  // namespace

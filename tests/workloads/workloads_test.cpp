@@ -4,6 +4,7 @@
 // are deterministic, and the `gpumux list` / `gpumux verify` commands behave.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <iterator>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include <sys/wait.h>
@@ -34,8 +36,11 @@ CheckResult run_alone(const WorkloadSpec& w, Size size, uint64_t seed) {
   return run_workload(w, ctx, size, seed);
 }
 
+// gtest names are identifiers: "pc-pt" becomes "pc_pt".
 std::string test_name(const ::testing::TestParamInfo<const WorkloadSpec*>& info) {
-  return info.param->name;
+  std::string name = info.param->name;
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
 }
 
 class WorkloadTiny : public ::testing::TestWithParam<const WorkloadSpec*> {};
@@ -60,9 +65,9 @@ TEST_P(WorkloadSmall, PassesCheck) {
 INSTANTIATE_TEST_SUITE_P(All, WorkloadSmall, ::testing::ValuesIn(all_workloads()), test_name);
 
 TEST(WorkloadSizes, NamesRoundTripInSizeOrder) {
-  EXPECT_STREQ(size_names(), "tiny, medium, small or large");
+  EXPECT_STREQ(size_names(), "tiny, medium, small, large or paper");
   for (size_t i = 0; i < std::size(all_sizes); ++i) {
-    Size parsed = Size::Large;
+    Size parsed = Size::Tiny;
     EXPECT_TRUE(parse_size(size_name(all_sizes[i]), parsed)) << size_name(all_sizes[i]);
     EXPECT_EQ(parsed, all_sizes[i]);
     if (i > 0) {
@@ -71,6 +76,21 @@ TEST(WorkloadSizes, NamesRoundTripInSizeOrder) {
   }
   Size unchanged = Size::Tiny;
   EXPECT_FALSE(parse_size("huge", unchanged));
+}
+
+// Every benchmark defines tiny to large; paper only where a paper's grids are
+// larger than medium's, and asking a benchmark for a size it lacks is an error.
+TEST(WorkloadSizes, OptionalSizeRefusedWhereMissing) {
+  for (const WorkloadSpec* w : all_workloads())
+    for (Size z : {Size::Tiny, Size::Medium, Size::Small, Size::Large}) EXPECT_TRUE(has_size(*w, z)) << w->name;
+  const WorkloadSpec* with = find_workload("sgemm");
+  const WorkloadSpec* without = find_workload("vecadd");
+  ASSERT_TRUE(with && without);
+  EXPECT_TRUE(has_size(*with, Size::Paper));
+  ASSERT_FALSE(has_size(*without, Size::Paper));
+  EXPECT_EQ(missing_size_message(*without, Size::Paper),
+            "benchmark 'vecadd' has no paper size (it has tiny, medium, small, large)");
+  EXPECT_THROW(run_alone(*without, Size::Paper, 1), std::invalid_argument);
 }
 
 TEST(WorkloadCatalogue, HasEveryRequiredBenchmark) {
@@ -92,7 +112,8 @@ TEST(WorkloadCatalogue, SpecsAreComplete) {
     EXPECT_TRUE(w->category == "compute" || w->category == "memory" || w->category == "network")
         << w->name << ": " << w->category;
     EXPECT_NE(w->ptx.find(".entry"), std::string_view::npos) << w->name;
-    for (const std::string& s : w->sizes) EXPECT_FALSE(s.empty()) << w->name;
+    for (Size z : {Size::Tiny, Size::Medium, Size::Small, Size::Large})
+      EXPECT_FALSE(w->sizes[size_t(z)].empty()) << w->name << " " << size_name(z);
     EXPECT_NE(w->run, nullptr) << w->name;
   }
 }

@@ -8,7 +8,7 @@
 namespace gpumux::workloads {
 namespace {
 
-CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed, bool persistent) {
   const int rows = host::by_size(size, 512, 1024, 8192, 16384);
   const int cols = host::by_size(size, 384, 1024, 8192, 12288);
   Rng rng(seed);
@@ -19,10 +19,16 @@ CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t
   runtime::DevPtr d_tmp = ctx.malloc(size_t(rows) * sizeof(float));
   runtime::DevPtr d_y = ctx.malloc(size_t(cols) * sizeof(float));
   const uint32_t block = 128;
-  host::launch(ctx, mod.kernel("atax_rows"), {host::blocks_for(rows, block)}, {block}, d_a, d_x, d_tmp,
-             rows, cols);
-  host::launch(ctx, mod.kernel("atax_cols"), {host::blocks_for(cols, block)}, {block}, d_a, d_tmp, d_y,
-             rows, cols);
+  const uint32_t row_blocks = host::blocks_for(rows, block), col_blocks = host::blocks_for(cols, block);
+  if (persistent) {
+    host::launch(ctx, mod.kernel("atax_rows_pt"), {host::persistent_grid(ctx, block, row_blocks)}, {block}, d_a,
+                 d_x, d_tmp, rows, cols);
+    host::launch(ctx, mod.kernel("atax_cols_pt"), {host::persistent_grid(ctx, block, col_blocks)}, {block}, d_a,
+                 d_tmp, d_y, rows, cols);
+  } else {
+    host::launch(ctx, mod.kernel("atax_rows"), {row_blocks}, {block}, d_a, d_x, d_tmp, rows, cols);
+    host::launch(ctx, mod.kernel("atax_cols"), {col_blocks}, {block}, d_a, d_tmp, d_y, rows, cols);
+  }
   std::vector<float> y = ctx.read<float>(d_y, cols);
   for (runtime::DevPtr p : {d_a, d_x, d_tmp, d_y}) ctx.free(p);
 
@@ -42,16 +48,32 @@ CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t
   return check_close(y, want, 1e-6, 1e-6, "y");
 }
 
+CheckResult run_grid(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  return run(ctx, mod, size, seed, false);
+}
+CheckResult run_pt(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  return run(ctx, mod, size, seed, true);
+}
+
+const char* const kSizes[] = {"A 512x384", "A 1024x1024", "A 8192x8192", "A 16384x12288"};
+
 }  // namespace
 
 const WorkloadSpec& atax_workload() {
+  static const WorkloadSpec pt{"atax-pt",
+                               "atax with persistent threads: resident grids loop over the blocks of rows and columns",
+                               "memory",
+                               embedded::atax_ptx,
+                               {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
+                               run_pt};
   static const WorkloadSpec spec{
       "atax",
       "y = A^T(Ax): row-per-thread kernel (x tiled in shared memory) then column-per-thread kernel",
       "memory",
       embedded::atax_ptx,
-      {"A 512x384", "A 1024x1024", "A 8192x8192", "A 16384x12288"},
-      run};
+      {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
+      run_grid,
+      &pt};
   return spec;
 }
 

@@ -25,7 +25,7 @@ double reference_price(double s, double x, double years, int steps) {
   return v[0];
 }
 
-CheckResult run_binomial(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+CheckResult run_binomial(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed, bool persistent) {
   const int options = host::by_size(size, 16, 256, 1024, 2048);
   const int steps = host::by_size(size, 255, 511, 511, 1023);
   const uint32_t threads = uint32_t((steps + 1 + kNodesPerThread * 32 - 1) / (kNodesPerThread * 32) * 32);
@@ -41,9 +41,11 @@ CheckResult run_binomial(runtime::Context& ctx, runtime::Module& mod, Size size,
   runtime::DevPtr d_price = ctx.malloc(options * sizeof(double));
   runtime::KernelArgs args;
   args.add(d_spot).add(d_strike).add(d_years).add(kRiskFree).add(kVolatility).add(steps).add(d_price);
+  if (persistent) args.add(options);
   // Dynamic shared memory: the double-buffered first node of every thread.
-  ctx.launch(mod.kernel("binomial_price"), options, threads, 2 * threads * sizeof(double),
-             runtime::Stream{}, args);
+  ctx.launch(mod.kernel(persistent ? "binomial_price_pt" : "binomial_price"),
+             persistent ? host::persistent_grid(ctx, threads, uint64_t(options)) : uint32_t(options), threads,
+             2 * threads * sizeof(double), runtime::Stream{}, args);
   std::vector<double> got = ctx.read<double>(d_price, options);
 
   // The backward induction averages, so rounding errors do not grow beyond a
@@ -56,17 +58,33 @@ CheckResult run_binomial(runtime::Context& ctx, runtime::Module& mod, Size size,
   return fp::check_within(got, want, bound, "call price");
 }
 
+CheckResult run_grid(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  return run_binomial(ctx, mod, size, seed, false);
+}
+CheckResult run_pt(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  return run_binomial(ctx, mod, size, seed, true);
+}
+
+const char* const kSizes[] = {"16 options, 255 steps", "256 options, 511 steps", "1024 options, 511 steps",
+                              "2048 options, 1023 steps"};
+
 }  // namespace
 
 const WorkloadSpec& binomial_workload() {
+  static const WorkloadSpec pt{"binomial-pt",
+                               "binomial with persistent threads: a resident grid whose blocks loop over the options",
+                               "compute",
+                               embedded::binomial_ptx,
+                               {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
+                               run_pt};
   static const WorkloadSpec spec{
       "binomial",
       "binomial-tree option pricing in f64, one block per option, register nodes + shared exchange",
       "compute",
       embedded::binomial_ptx,
-      {"16 options, 255 steps", "256 options, 511 steps",
-       "1024 options, 511 steps", "2048 options, 1023 steps"},
-      run_binomial};
+      {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
+      run_grid,
+      &pt};
   return spec;
 }
 

@@ -6,13 +6,11 @@
 // (double-buffered, so one barrier per step suffices).
 #define NODES_PER_THREAD 8
 
-extern "C" __global__ void binomial_price(const double* __restrict__ spot,
-                                          const double* __restrict__ strike,
-                                          const double* __restrict__ years, double riskfree,
-                                          double volatility, int steps,
-                                          double* __restrict__ call_price) {
-  extern __shared__ double s_first_node[];  // [2][blockDim.x]
-  const int opt = blockIdx.x;
+// Prices option `opt`; every thread of the block calls it (barriers).
+__device__ __forceinline__ void binomial_option(const double* __restrict__ spot, const double* __restrict__ strike,
+                                                const double* __restrict__ years, double riskfree,
+                                                double volatility, int steps, double* __restrict__ call_price,
+                                                int opt, double* s_first_node) {
   const int t = threadIdx.x;
   const double s = spot[opt], x = strike[opt];
   const double dt = years[opt] / steps;
@@ -42,4 +40,28 @@ extern "C" __global__ void binomial_price(const double* __restrict__ spot,
     v[NODES_PER_THREAD - 1] = w_up * next + w_down * v[NODES_PER_THREAD - 1];
   }
   if (t == 0) call_price[opt] = v[0];
+}
+
+extern "C" __global__ void binomial_price(const double* __restrict__ spot,
+                                          const double* __restrict__ strike,
+                                          const double* __restrict__ years, double riskfree,
+                                          double volatility, int steps,
+                                          double* __restrict__ call_price) {
+  extern __shared__ double s_first_node[];  // [2][blockDim.x]
+  binomial_option(spot, strike, years, riskfree, volatility, steps, call_price, blockIdx.x, s_first_node);
+}
+
+// Persistent threads (the QAWS paper's form): a resident grid whose blocks
+// loop over the options. The barrier keeps the next option's first exchange
+// from overwriting nodes another thread of the last step still reads.
+extern "C" __global__ void binomial_price_pt(const double* __restrict__ spot,
+                                             const double* __restrict__ strike,
+                                             const double* __restrict__ years, double riskfree,
+                                             double volatility, int steps,
+                                             double* __restrict__ call_price, int options) {
+  extern __shared__ double s_first_node[];  // [2][blockDim.x]
+  for (int opt = blockIdx.x; opt < options; opt += gridDim.x) {
+    binomial_option(spot, strike, years, riskfree, volatility, steps, call_price, opt, s_first_node);
+    __syncthreads();
+  }
 }

@@ -2,8 +2,10 @@
 // launches, deterministic random inputs and combined checks.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -11,16 +13,24 @@
 
 namespace gpumux::workloads::host {
 
-// The value for the requested problem size.
+// The value for the requested problem size, for benchmarks with a paper size.
 template <class T>
-constexpr T by_size(Size s, T tiny, T medium, T small, T large) {
+constexpr T by_size(Size s, T tiny, T medium, T small, T large, T paper) {
   switch (s) {
     case Size::Tiny: return tiny;
     case Size::Medium: return medium;
     case Size::Small: return small;
     case Size::Large: return large;
+    case Size::Paper: return paper;
   }
   return large;
+}
+// The value for the requested problem size, for benchmarks without a paper
+// size (run_workload refuses it before their drivers run).
+template <class T>
+constexpr T by_size(Size s, T tiny, T medium, T small, T large) {
+  if (s == Size::Paper) throw std::logic_error("by_size: this benchmark has no paper size");
+  return by_size(s, tiny, medium, small, large, large);
 }
 
 // How many times a driver runs its kernel sequence on the device-resident
@@ -29,7 +39,20 @@ constexpr T by_size(Size s, T tiny, T medium, T small, T large) {
 // drivers repeat their kernels (as the CUDA samples' timing loops do) so that
 // the GPU is busy with them for most of the run (docs/workloads.md). The
 // other sizes run the sequence once.
-constexpr int passes(Size s, int medium) { return by_size(s, 1, medium, 1, 1); }
+constexpr int passes(Size s, int medium) { return s == Size::Medium ? medium : 1; }
+
+// The grid of a persistent-thread kernel (the `-pt` variants), whose TBs loop
+// over work items: kPersistentThreadsPerSm threads' worth of TBs of
+// `block_threads` on every SM of the device, or fewer when the work has fewer
+// blocks. 1024 threads is half of a TITAN V SM's 2048 (the QAWS paper's GPU),
+// so the two kernels of a QAWS pair each hold an equal share of every SM, as
+// the paper's persistent kernels do (docs/workloads.md, "Persistent-thread
+// variants", lists what else limits residency).
+inline constexpr uint32_t kPersistentThreadsPerSm = 1024;
+inline uint32_t persistent_grid(runtime::Context& ctx, uint32_t block_threads, uint64_t work_blocks) {
+  const uint64_t resident = uint64_t(ctx.device().limits().num_sms) * (kPersistentThreadsPerSm / block_threads);
+  return uint32_t(std::min(resident, work_blocks));
+}
 
 // Number of blocks of `per_block` items that cover `n` items.
 inline uint32_t blocks_for(uint64_t n, uint64_t per_block) {

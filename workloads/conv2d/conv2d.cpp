@@ -45,7 +45,7 @@ CheckResult check_stage(const std::vector<float>& got, const std::vector<float>&
   return fp::check_within(got, want, bound, what);
 }
 
-CheckResult run_conv2d(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+CheckResult run_conv2d(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed, bool persistent) {
   const int w = host::by_size(size, 128, 384, 1024, 2048);
   const int h = host::by_size(size, 128, 384, 512, 2048);
   const int channels = host::by_size(size, 1, 1, 3, 3);
@@ -61,29 +61,52 @@ CheckResult run_conv2d(runtime::Context& ctx, runtime::Module& mod, Size size, u
                   d_edges = ctx.malloc(bytes);
   const runtime::Dim3 grid(host::blocks_for(w, kTile), host::blocks_for(h, kTile), channels);
   const runtime::Dim3 block(kTile, kTile);
-  runtime::Kernel kernel = mod.kernel("conv2d_filter");
+  auto filter = [&](runtime::DevPtr in, runtime::DevPtr out) {
+    if (persistent)  // the same blocks in a resident 1D grid
+      host::launch(ctx, mod.kernel("conv2d_filter_pt"),
+                   {host::persistent_grid(ctx, kTile * kTile, uint64_t(grid.x) * grid.y * grid.z)}, block, in, out, w,
+                   h, channels);
+    else
+      host::launch(ctx, mod.kernel("conv2d_filter"), grid, block, in, out, w, h);
+  };
   // Repeated passes of a stage recompute the same output from the same input.
   ctx.memcpy_to_symbol(mod, "c_filter", smooth.data(), smooth.size() * sizeof(float));
-  for (int p = 0; p < passes; ++p) host::launch(ctx, kernel, grid, block, d_image, d_smooth, w, h);
+  for (int p = 0; p < passes; ++p) filter(d_image, d_smooth);
   ctx.memcpy_to_symbol(mod, "c_filter", dog.data(), dog.size() * sizeof(float));
-  for (int p = 0; p < passes; ++p) host::launch(ctx, kernel, grid, block, d_smooth, d_edges, w, h);
+  for (int p = 0; p < passes; ++p) filter(d_smooth, d_edges);
   std::vector<float> got_smooth = ctx.read<float>(d_smooth, image.size());
   std::vector<float> got_edges = ctx.read<float>(d_edges, image.size());
   return host::check_all({check_stage(got_smooth, image, smooth, w, h, channels, "smoothed"),
                           check_stage(got_edges, got_smooth, dog, w, h, channels, "edges")});
 }
 
+CheckResult run_grid(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  return run_conv2d(ctx, mod, size, seed, false);
+}
+CheckResult run_pt(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  return run_conv2d(ctx, mod, size, seed, true);
+}
+
+const char* const kSizes[] = {"128x128, 1 channel, 2 passes", "384x384, 1 channel, 2 passes of 11 launches each",
+                              "1024x512, 3 channels, 2 passes", "2048x2048, 3 channels, 2 passes"};
+
 }  // namespace
 
 const WorkloadSpec& conv2d_workload() {
+  static const WorkloadSpec pt{"conv2d-pt",
+                               "conv2d with persistent threads: a resident grid whose blocks loop over the tiles",
+                               "compute",
+                               embedded::conv2d_ptx,
+                               {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
+                               run_pt};
   static const WorkloadSpec spec{
       "conv2d",
       "2D 7x7 convolution, filter in constant memory, shared tiles with apron; two filter passes",
       "compute",
       embedded::conv2d_ptx,
-      {"128x128, 1 channel, 2 passes", "384x384, 1 channel, 2 passes of 11 launches each",
-       "1024x512, 3 channels, 2 passes", "2048x2048, 3 channels, 2 passes"},
-      run_conv2d};
+      {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
+      run_grid,
+      &pt};
   return spec;
 }
 

@@ -104,7 +104,7 @@ std::vector<uint32_t> make_image(Rng& rng, int w, int h) {
   return img;
 }
 
-CheckResult run_dxtc(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+CheckResult run_dxtc(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed, bool persistent) {
   const int w = host::by_size(size, 128, 512, 2048, 4096);
   const int h = host::by_size(size, 128, 256, 1024, 4096);
   const int passes = host::passes(size, 8);
@@ -114,8 +114,13 @@ CheckResult run_dxtc(runtime::Context& ctx, runtime::Module& mod, Size size, uin
 
   runtime::DevPtr d_image = ctx.malloc_copy(image);
   runtime::DevPtr d_out = ctx.malloc(uint64_t(num_blocks) * 8);
+  const int tbs = num_blocks / 4;
   for (int p = 0; p < passes; ++p)
-    host::launch(ctx, mod.kernel("dxtc_compress"), uint32_t(num_blocks / 4), 64, d_image, w, d_out);
+    if (persistent)
+      host::launch(ctx, mod.kernel("dxtc_compress_pt"), host::persistent_grid(ctx, 64, uint64_t(tbs)), 64, d_image,
+                   w, d_out, tbs);
+    else
+      host::launch(ctx, mod.kernel("dxtc_compress"), uint32_t(tbs), 64, d_image, w, d_out);
   std::vector<uint64_t> got = ctx.read<uint64_t>(d_out, num_blocks);
 
   std::vector<uint64_t> want(num_blocks);
@@ -128,17 +133,33 @@ CheckResult run_dxtc(runtime::Context& ctx, runtime::Module& mod, Size size, uin
   return check_exact(got, want, "DXT1 block");
 }
 
+CheckResult run_grid(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  return run_dxtc(ctx, mod, size, seed, false);
+}
+CheckResult run_pt(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  return run_dxtc(ctx, mod, size, seed, true);
+}
+
+const char* const kSizes[] = {"128x128 RGBA image (1024 blocks)", "512x256, 8 passes", "2048x1024 (131072 blocks)",
+                              "4096x4096"};
+
 }  // namespace
 
 const WorkloadSpec& dxtc_workload() {
+  static const WorkloadSpec pt{"dxtc-pt",
+                               "dxtc with persistent threads: a resident grid whose TBs loop over the 4x4 blocks",
+                               "compute",
+                               embedded::dxtc_ptx,
+                               {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
+                               run_pt};
   static const WorkloadSpec spec{
       "dxtc",
       "DXT1 texture compression: 16 lanes per 4x4 block, shuffle reductions, f32 principal axis, bit packing",
       "compute",
       embedded::dxtc_ptx,
-      {"128x128 RGBA image (1024 blocks)", "512x256, 8 passes",
-       "2048x1024 (131072 blocks)", "4096x4096"},
-      run_dxtc};
+      {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
+      run_grid,
+      &pt};
   return spec;
 }
 

@@ -28,10 +28,11 @@ __device__ __forceinline__ void expand565(unsigned c, int& r, int& g, int& b) {
   b = b5 << 3 | b5 >> 2;
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS)
-dxtc_compress(const unsigned* __restrict__ image, int width, uint2* __restrict__ blocks) {
+// The four 4x4 blocks of TB `tb`; the GROUP lanes of a block run together (shuffles).
+__device__ __forceinline__ void dxtc_tb(const unsigned* __restrict__ image, int width,
+                                        uint2* __restrict__ blocks, unsigned tb) {
   const int p = threadIdx.x % GROUP;  // pixel in the 4x4 block, row-major
-  const int block = blockIdx.x * (THREADS / GROUP) + threadIdx.x / GROUP;
+  const int block = tb * (THREADS / GROUP) + threadIdx.x / GROUP;
   const int blocks_per_row = width / 4;
   const int x = (block % blocks_per_row) * 4 + p % 4, y = (block / blocks_per_row) * 4 + p / 4;
   const unsigned rgba = image[y * width + x];
@@ -104,4 +105,17 @@ dxtc_compress(const unsigned* __restrict__ image, int width, uint2* __restrict__
 #pragma unroll
   for (int m = GROUP / 2; m > 0; m >>= 1) bits |= __shfl_xor_sync(0xffffffffu, bits, m, GROUP);
   if (p == 0) blocks[block] = make_uint2(c0 | c1 << 16, bits);
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS)
+dxtc_compress(const unsigned* __restrict__ image, int width, uint2* __restrict__ blocks) {
+  dxtc_tb(image, width, blocks, blockIdx.x);
+}
+
+// Persistent threads (the QAWS paper's form): a resident grid whose TBs loop
+// over dxtc_compress's TBs (`tbs` of them, four 4x4 blocks each); whole warps
+// loop together, so the shuffles keep all their lanes.
+extern "C" __global__ void __launch_bounds__(THREADS)
+dxtc_compress_pt(const unsigned* __restrict__ image, int width, uint2* __restrict__ blocks, unsigned tbs) {
+  for (unsigned tb = blockIdx.x; tb < tbs; tb += gridDim.x) dxtc_tb(image, width, blocks, tb);
 }

@@ -10,7 +10,7 @@ namespace {
 
 constexpr int kThreads = 256;
 
-CheckResult run_pathfinder(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+CheckResult run_pathfinder(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed, bool persistent) {
   const int cols = host::by_size(size, 2048, 10000, 100000, 1000000);
   const int rows = host::by_size(size, 81, 101, 201, 401);
   const int pyramid = host::by_size(size, 10, 20, 20, 20);
@@ -20,7 +20,7 @@ CheckResult run_pathfinder(runtime::Context& ctx, runtime::Module& mod, Size siz
 
   runtime::DevPtr d_weights = ctx.malloc_copy(weights);
   runtime::DevPtr d_cost[2] = {ctx.malloc(cols * sizeof(int32_t)), ctx.malloc(cols * sizeof(int32_t))};
-  runtime::Kernel kernel = mod.kernel("pathfinder_rows");
+  runtime::Kernel kernel = mod.kernel(persistent ? "pathfinder_rows_pt" : "pathfinder_rows");
   int cur = 0;
   for (int p = 0; p < passes; ++p) {  // each pass solves the whole grid again
     // The first row's costs are its weights.
@@ -28,8 +28,9 @@ CheckResult run_pathfinder(runtime::Context& ctx, runtime::Module& mod, Size siz
     cur = 0;
     for (int row = 1; row < rows; row += pyramid) {
       int n = std::min(pyramid, rows - row);
-      host::launch(ctx, kernel, host::blocks_for(cols, kThreads - 2 * n), kThreads, d_weights,
-                   d_cost[cur], d_cost[1 - cur], cols, row, n);
+      const uint32_t slices = host::blocks_for(cols, kThreads - 2 * n);
+      host::launch(ctx, kernel, persistent ? host::persistent_grid(ctx, kThreads, slices) : slices, kThreads,
+                   d_weights, d_cost[cur], d_cost[1 - cur], cols, row, n);
       cur = 1 - cur;
     }
   }
@@ -48,17 +49,33 @@ CheckResult run_pathfinder(runtime::Context& ctx, runtime::Module& mod, Size siz
   return check_exact(got, cost, "path cost");
 }
 
+CheckResult run_grid(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  return run_pathfinder(ctx, mod, size, seed, false);
+}
+CheckResult run_pt(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  return run_pathfinder(ctx, mod, size, seed, true);
+}
+
+const char* const kSizes[] = {"2048 columns x 81 rows, 10 rows per launch", "10000 x 101, 20 per launch, 12 passes",
+                              "100000 x 201, 20 per launch", "1000000 x 401, 20 per launch"};
+
 }  // namespace
 
 const WorkloadSpec& pathfinder_workload() {
+  static const WorkloadSpec pt{"pathfinder-pt",
+                               "pathfinder with persistent threads: a resident grid whose blocks loop over the column slices",
+                               "compute",
+                               embedded::pathfinder_ptx,
+                               {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
+                               run_pt};
   static const WorkloadSpec spec{
       "pathfinder",
       "grid dynamic programming row by row, shared-memory rows, several rows per launch (pyramid)",
       "compute",
       embedded::pathfinder_ptx,
-      {"2048 columns x 81 rows, 10 rows per launch", "10000 x 101, 20 per launch, 12 passes",
-       "100000 x 201, 20 per launch", "1000000 x 401, 20 per launch"},
-      run_pathfinder};
+      {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
+      run_grid,
+      &pt};
   return spec;
 }
 

@@ -21,31 +21,50 @@ uint32_t reference(uint32_t h, int iterations) {
   return h ^ std::bit_cast<uint32_t>(acc);
 }
 
-CheckResult run_pc(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed, bool persistent) {
   const int n = host::by_size(size, 4096, 16384, 65536, 262144);
   const int iterations = host::by_size(size, 150, 1000, 1000, 4000);
   Rng rng(seed);
   std::vector<uint32_t> in(n);
   for (uint32_t& x : in) x = rng.u32() | 1u;  // xorshift needs a non-zero state
   runtime::DevPtr d_in = ctx.malloc_copy(in), d_out = ctx.malloc(n * sizeof(uint32_t));
-  host::launch(ctx, mod.kernel("pc_compute"), host::blocks_for(n, 256), 256, d_in, d_out, n,
-               iterations);
+  if (persistent)
+    host::launch(ctx, mod.kernel("pc_compute_pt"), host::persistent_grid(ctx, 256, host::blocks_for(n, 256)), 256,
+                 d_in, d_out, n, iterations);
+  else
+    host::launch(ctx, mod.kernel("pc_compute"), host::blocks_for(n, 256), 256, d_in, d_out, n, iterations);
   std::vector<uint32_t> got = ctx.read<uint32_t>(d_out, n), want(n);
   for (int i = 0; i < n; ++i) want[i] = reference(in[i], iterations);
   return check_exact(got, want, "output");
 }
 
+CheckResult run_pc(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  return run(ctx, mod, size, seed, false);
+}
+CheckResult run_pc_pt(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  return run(ctx, mod, size, seed, true);
+}
+
+const char* const kSizes[] = {"4096 threads x 150 iterations", "16384 threads x 1000 iterations",
+                              "65536 threads x 1000 iterations", "262144 threads x 4000 iterations"};
+
 }  // namespace
 
 const WorkloadSpec& pc_workload() {
+  static const WorkloadSpec pt{"pc-pt",
+                               "pc with persistent threads: a resident grid strides over the elements",
+                               "compute",
+                               embedded::pc_ptx,
+                               {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
+                               run_pc_pt};
   static const WorkloadSpec spec{
       "pc",
       "pure compute: one load, a long dependent integer/f32 chain, one store per thread",
       "compute",
       embedded::pc_ptx,
-      {"4096 threads x 150 iterations", "16384 threads x 1000 iterations",
-       "65536 threads x 1000 iterations", "262144 threads x 4000 iterations"},
-      run_pc};
+      {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
+      run_pc,
+      &pt};
   return spec;
 }
 

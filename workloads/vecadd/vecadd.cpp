@@ -6,7 +6,7 @@
 namespace gpumux::workloads {
 namespace {
 
-CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed, bool persistent) {
   // Deliberately not a multiple of the block size so the bounds check matters.
   const int n = host::by_size(size, 80000, 1 << 19, 1 << 24, 1 << 25) + 77;
   const int passes = host::passes(size, 50);
@@ -18,7 +18,11 @@ CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t
   runtime::DevPtr d_c = ctx.malloc(size_t(n) * sizeof(float));
   const uint32_t block = 256;
   for (int p = 0; p < passes; ++p)
-    host::launch(ctx, mod.kernel("vecadd"), {host::blocks_for(n, block)}, {block}, d_a, d_b, d_c, n);
+    if (persistent)
+      host::launch(ctx, mod.kernel("vecadd_pt"), {host::persistent_grid(ctx, block, host::blocks_for(n, block))},
+                   {block}, d_a, d_b, d_c, n);
+    else
+      host::launch(ctx, mod.kernel("vecadd"), {host::blocks_for(n, block)}, {block}, d_a, d_b, d_c, n);
   std::vector<float> c = ctx.read<float>(d_c, n);
   for (runtime::DevPtr p : {d_a, d_b, d_c}) ctx.free(p);
 
@@ -28,16 +32,32 @@ CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t
   return check_exact(c, want, "c");
 }
 
+const char* const kSizes[] = {"n=80077", "n=524365, 50 passes", "n=16777293", "n=33554509"};
+
+CheckResult run_grid(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  return run(ctx, mod, size, seed, false);
+}
+CheckResult run_pt(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  return run(ctx, mod, size, seed, true);
+}
+
 }  // namespace
 
 const WorkloadSpec& vecadd_workload() {
+  static const WorkloadSpec pt{"vecadd-pt",
+                               "vecadd with persistent threads: a resident grid strides over the elements",
+                               "memory",
+                               embedded::vecadd_ptx,
+                               {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
+                               run_pt};
   static const WorkloadSpec spec{
       "vecadd",
       "element-wise vector addition, one thread per element",
       "memory",
       embedded::vecadd_ptx,
-      {"n=80077", "n=524365, 50 passes", "n=16777293", "n=33554509"},
-      run};
+      {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
+      run_grid,
+      &pt};
   return spec;
 }
 

@@ -59,6 +59,7 @@ multitask::WorkloadFile adhoc_workload(const RunOptions& o, const std::vector<st
     multitask::AppSpec a;
     a.benchmark = workloads::find_workload(apps[i]);
     if (!a.benchmark) throw ApiError(fmt::format("unknown benchmark '{}' (see gpumux list)", apps[i]));
+    if (!workloads::has_size(*a.benchmark, size)) throw ApiError(workloads::missing_size_message(*a.benchmark, size));
     int n = uses[apps[i]]++;
     a.name = n ? fmt::format("{}-{}", apps[i], n + 1) : apps[i];
     a.size = size;
@@ -192,7 +193,7 @@ void add_run_commands(CLI::App& app) {
   cmd->add_option("--policy", opts->policy, "Sharing policy for benchmarks given by name")->capture_default_str();
   cmd->add_option("-c,--config", opts->gpu, "GPU preset or config file for benchmarks given by name")
       ->capture_default_str();
-  cmd->add_option("--size", opts->size, "Input size for benchmarks given by name: tiny, medium, small or large")
+  cmd->add_option("--size", opts->size, "Input size for benchmarks given by name: tiny, medium, small, large or paper (the benchmarks that have one)")
       ->capture_default_str();
   cmd->add_option("--seed", opts->seed, "Seed of the input generators (app i uses seed + i)")->capture_default_str();
   cmd->add_option("--completions", opts->completions, "Runs every application must complete (benchmarks by name)")

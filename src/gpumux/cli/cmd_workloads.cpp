@@ -86,7 +86,8 @@ void list_workloads(bool detail, bool json) {
       j["description"] = w->description;
       j["category"] = w->category;
       j["kernels"] = kernel_names(w->ptx);
-      for (Size z : workloads::all_sizes) j["sizes"][workloads::size_name(z)] = w->sizes[size_t(z)];
+      for (Size z : workloads::all_sizes)
+        if (workloads::has_size(*w, z)) j["sizes"][workloads::size_name(z)] = w->sizes[size_t(z)];
       if (detail) {
         try {
           nlohmann::json ks = nlohmann::json::array();
@@ -121,7 +122,8 @@ void list_workloads(bool detail, bool json) {
                join(kernel_names(w->ptx), ","), kern_w, w->description);
     std::string sizes;
     for (Size z : workloads::all_sizes)
-      sizes += fmt::format("{}{} {}", sizes.empty() ? "" : " | ", workloads::size_name(z), w->sizes[size_t(z)]);
+      if (workloads::has_size(*w, z))
+        sizes += fmt::format("{}{} {}", sizes.empty() ? "" : " | ", workloads::size_name(z), w->sizes[size_t(z)]);
     fmt::print("{:<{}}  sizes: {}\n", "", name_w, sizes);
     if (!detail) continue;
     try {
@@ -150,11 +152,14 @@ void verify_workloads(const VerifyOptions& opt) {
     throw std::invalid_argument(fmt::format("unknown size '{}' ({})", opt.size, workloads::size_names()));
   std::vector<const WorkloadSpec*> selected;
   if (opt.names.empty()) {
-    selected = workloads::all_workloads();
+    // Every benchmark that has the size (only some have a paper size).
+    for (const WorkloadSpec* w : workloads::all_workloads())
+      if (workloads::has_size(*w, size)) selected.push_back(w);
   } else {
     for (const std::string& n : opt.names) {
       const WorkloadSpec* w = workloads::find_workload(n);
       if (!w) throw std::invalid_argument(fmt::format("unknown workload '{}' (see gpumux list)", n));
+      if (!workloads::has_size(*w, size)) throw std::invalid_argument(workloads::missing_size_message(*w, size));
       selected.push_back(w);
     }
   }
@@ -217,7 +222,7 @@ void add_workload_commands(CLI::App& app) {
       "verify", "Run benchmarks alone and check them against their CPU reference");
   static VerifyOptions opt;
   verify->add_option("names", opt.names, "Benchmarks to run (default: all)");
-  verify->add_option("--size", opt.size, "Problem size: tiny, medium, small or large")
+  verify->add_option("--size", opt.size, "Problem size: tiny, medium, small, large or paper (without names: the benchmarks that have it)")
       ->check(CLI::IsMember({"tiny", "medium", "small", "large"}));
   verify->add_option("--seed", opt.seed, "Seed of the input generators");
   verify->add_flag("--functional", opt.functional,

@@ -408,6 +408,9 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
         t.fail(*t.node("benchmark"), "benchmark", fmt::format("unknown benchmark '{}' (see gpumux list)", *bench));
       if (auto s = t.get<std::string>("size", "a size name"); s && !workloads::parse_size(*s, a.size))
         t.fail(*t.node("size"), "size", fmt::format("unknown size '{}' ({})", *s, workloads::size_names()));
+      if (a.benchmark && !workloads::has_size(*a.benchmark, a.size))
+        t.fail(t.node("size") ? *t.node("size") : *t.node("benchmark"), "size",
+               workloads::missing_size_message(*a.benchmark, a.size));
     } else if (ptx) {
       a.user = parse_user_program(t, at, dir, *ptx);
     }
