@@ -192,6 +192,19 @@ def read_figures(out):
     return figures
 
 
+def interval_text(r, t, where):
+    """The 95% bootstrap interval of lhs - rhs, as the report shows it."""
+    low, high = r.num(t, "ci_low", where), r.num(t, "ci_high", where)
+    if low is None or high is None:
+        return "-"
+    units = t.get("units")
+    if not isinstance(units, int) or isinstance(units, bool):
+        r.fail(where, "'units' must be an integer")
+    if units <= 1:
+        return f"{low:.4g} (point: {units} unit)"
+    return f"[{low:.4g}, {high:.4g}] ({units} units)"
+
+
 def read_trends(out):
     r = Reader(out / "trends.json")
     trends = []
@@ -204,14 +217,18 @@ def read_trends(out):
         trend = {key: r.text(t, key, w) for key in ("name", "expr", "paper")}
         trend.update(lhs=r.num(t, "lhs", w), rhs=r.num(t, "rhs", w),
                      known_failure=r.text(t, "known_failure", w, None), error=r.text(t, "error", w, None))
+        trend["interval"] = interval_text(r, t, w)
+        point_holds = t.get("point_holds") is True
         if trend["error"]:
             trend["status"], trend["verdict"] = "error", "error"
         elif holds and trend["known_failure"]:
-            trend["status"], trend["verdict"] = "unexpected", "yes, though expected to fail"
+            trend["status"], trend["verdict"] = "unexpected", "STALE: holds, though declared to fail"
         elif holds:
             trend["status"], trend["verdict"] = "ok", "yes"
         elif trend["known_failure"]:
             trend["status"], trend["verdict"] = "known", "known failure"
+        elif point_holds:
+            trend["status"], trend["verdict"] = "bad", "not beyond noise"
         else:
             trend["status"], trend["verdict"] = "bad", "NO"
         trends.append(trend)

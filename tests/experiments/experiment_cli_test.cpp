@@ -119,28 +119,63 @@ TEST(ExperimentCli, PrioritiesAndCpuGapsReachTheResults) {
   fs::remove_all(out);
 }
 
-TEST(ExperimentCli, CheckFailsWhenATrendDoesNotHoldUnlessItIsAKnownFailure) {
+// check fails on a failure not declared at the results' scale and on a
+// declaration at that scale that now holds (stale); it passes when every
+// failure is declared there.
+TEST(ExperimentCli, CheckFailsOnUndeclaredFailuresAndStaleDeclarations) {
   fs::path dir = fs::path(testing::TempDir()) / "experiment-cli-failing";
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::string study = slurp(kTinyStudy / "experiment.toml");
-  std::ofstream(dir / "experiment.toml")
-      << study << "\n[[trend]]\nname = \"impossible\"\nexpr = \"geomean(stp) > 100\"\n";
+  const std::string impossible = "\n[[trend]]\nname = \"impossible\"\nexpr = \"geomean(stp) > 100\"\n";
   std::string log;
   std::string run = "experiment run " + dir.string() + " --scale smoke --out " + (dir / "out").string();
-  ASSERT_EQ(run_gpumux(run, log), 0) << log;
-  EXPECT_EQ(run_gpumux("experiment check " + (dir / "out").string(), log), 1) << log;
-  EXPECT_NE(log.find("FAILS          impossible"), std::string::npos) << log;
-  EXPECT_NE(log.find("2 of 3 trends hold"), std::string::npos) << log;
+  std::string check = "experiment check " + (dir / "out").string();
+  auto with = [&](const std::string& extra) { std::ofstream(dir / "experiment.toml") << study << extra; };
 
-  std::ofstream(dir / "experiment.toml") << study
-                                         << "\n[[trend]]\nname = \"impossible\"\nexpr = \"geomean(stp) > 100\"\n"
-                                            "known_failure = \"two tiny apps cannot reach an STP of 100\"\n";
+  with(impossible);
+  ASSERT_EQ(run_gpumux(run, log), 0) << log;
+  EXPECT_EQ(run_gpumux(check, log), 1) << log;
+  EXPECT_NE(log.find("FAILS          impossible"), std::string::npos) << log;
+  EXPECT_NE(log.find("2 of 3 trends hold; 0 known failures, 1 undeclared failures, 0 stale"), std::string::npos) << log;
+  EXPECT_NE(log.find("1 unit: the interval is the point"), std::string::npos) << log;
+
+  // Declared, but for another scale: still an undeclared failure at smoke.
+  with(impossible + "known_failure = { scales = [\"quick\"], reason = \"two tiny apps cannot reach 100\" }\n");
   ASSERT_EQ(run_gpumux(run, log), 0) << log;
   EXPECT_NE(log.find("0 to do"), std::string::npos) << log;  // the runs did not change, only the trends
-  EXPECT_EQ(run_gpumux("experiment check " + (dir / "out").string(), log), 0) << log;
-  EXPECT_NE(log.find("FAILS (known)"), std::string::npos) << log;
+  EXPECT_EQ(run_gpumux(check, log), 1) << log;
+  EXPECT_NE(log.find("FAILS          impossible"), std::string::npos) << log;
+
+  // Declared at smoke: check passes, --strict does not.
+  with(impossible + "known_failure = [{ scales = [\"quick\"], reason = \"r\" },\n"
+                    "                 { scales = [\"smoke\"], reason = \"two tiny apps cannot reach 100\" }]\n");
+  ASSERT_EQ(run_gpumux(run, log), 0) << log;
+  EXPECT_EQ(run_gpumux(check, log), 0) << log;
+  EXPECT_NE(log.find("FAILS (known)  impossible"), std::string::npos) << log;
+  EXPECT_NE(log.find("known failure at this scale: two tiny apps cannot reach 100"), std::string::npos) << log;
   EXPECT_EQ(run_gpumux("experiment check --strict " + (dir / "out").string(), log), 1) << log;
+
+  // A declaration at smoke for a trend that holds there is stale.
+  with("\n[[trend]]\nname = \"possible\"\nexpr = \"geomean(stp) > 0.01\"\n"
+       "known_failure = { scales = [\"smoke\"], reason = \"expected to fail\" }\n");
+  ASSERT_EQ(run_gpumux(run, log), 0) << log;
+  EXPECT_EQ(run_gpumux(check, log), 1) << log;
+  EXPECT_NE(log.find("STALE          possible"), std::string::npos) << log;
+  EXPECT_NE(log.find("stale: declared a known failure at this scale, but it holds"), std::string::npos) << log;
+  EXPECT_NE(log.find("1 stale declarations"), std::string::npos) << log;
+
+  // The old bare-string form and unknown scales are refused.
+  with(impossible + "known_failure = \"a reason\"\n");
+  EXPECT_EQ(run_gpumux(run, log), 2) << log;
+  EXPECT_NE(log.find("known_failure: expected { scales = [\"smoke\", ...], reason = \"...\" }"), std::string::npos) << log;
+  EXPECT_NE(log.find("a bare reason is no longer accepted"), std::string::npos) << log;
+  with(impossible + "known_failure = { scales = [\"paper\"], reason = \"r\" }\n");
+  EXPECT_EQ(run_gpumux(run, log), 2) << log;
+  EXPECT_NE(log.find("no scale 'paper' in this study (it has: smoke, quick, full)"), std::string::npos) << log;
+  with(impossible + "known_failure = { scales = [\"smoke\"] }\n");
+  EXPECT_EQ(run_gpumux(run, log), 2) << log;
+  EXPECT_NE(log.find("reason: missing"), std::string::npos) << log;
   fs::remove_all(dir);
 }
 

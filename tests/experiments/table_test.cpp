@@ -61,12 +61,75 @@ TEST(ExperimentTable, TrendsEvaluateBothSidesAndCanFail) {
   EXPECT_DOUBLE_EQ(o.lhs, 4);
   EXPECT_DOUBLE_EQ(o.rhs, 2);
   EXPECT_TRUE(o.holds);
+  EXPECT_EQ(o.units, 2u);  // one run on each side: the interval is the point
+  EXPECT_DOUBLE_EQ(o.ci_low, 2);
+  EXPECT_DOUBLE_EQ(o.ci_high, 2);
   o = Trend::parse("mean(ntt where apps>=4) - 1 >= (max(ntt) + 2) / 10").evaluate(t);
   EXPECT_DOUBLE_EQ(o.lhs, 1);
   EXPECT_DOUBLE_EQ(o.rhs, 1);
-  EXPECT_TRUE(o.holds);
+  EXPECT_TRUE(o.point_holds);
+  EXPECT_TRUE(o.holds == (o.ci_low >= 0));
   EXPECT_FALSE(Trend::parse("count(ntt where policy=smk) < 2").evaluate(t).holds);
   EXPECT_TRUE(Trend::parse("-1e0 < 0.5").evaluate(t).holds);
+}
+
+// Six mixes, each run under three policies: smk's STP above fcfs's in every
+// mix, noisy's above it on average but below it in half the mixes.
+Table paired() {
+  Table t;
+  t.per_run = {"stp"};
+  const double fcfs[] = {1.0, 1.2, 0.9, 1.1, 1.3, 1.0};
+  const double noisy[] = {0.5, -0.3, 0.4, -0.2, 0.3, -0.4};  // mean +0.05
+  for (int i = 0; i < 6; ++i) {
+    std::string mix = "m" + std::to_string(i);
+    for (auto [policy, stp] : {std::pair<std::string, double>{"fcfs", fcfs[i]},
+                               {"smk", fcfs[i] + 0.2 + 0.01 * i},
+                               {"noisy", fcfs[i] + noisy[i]}})
+      t.add({{"key", policy + mix}, {"mix", mix}, {"seed", "1"}, {"policy", policy}, {"stp", std::to_string(stp)}});
+  }
+  return t;
+}
+
+TEST(ExperimentTable, TrendIntervalsResampleMixesAndSeeds) {
+  Table t = paired();
+  Trend sure = Trend::parse("mean(stp where policy=smk) > mean(stp where policy=fcfs)");
+  Trend::Outcome o = sure.evaluate(t);
+  EXPECT_EQ(o.units, 6u);
+  EXPECT_NEAR(o.lhs - o.rhs, 0.225, 1e-9);
+  // Paired: every resample's effect is a mean of the per-mix gains 0.20-0.25.
+  EXPECT_GE(o.ci_low, 0.2 - 1e-9);
+  EXPECT_LE(o.ci_high, 0.25 + 1e-9);
+  EXPECT_LT(o.ci_low, o.ci_high);
+  EXPECT_TRUE(o.holds);
+  Trend::Outcome again = sure.evaluate(t);  // a fixed seed: the same interval
+  EXPECT_EQ(again.ci_low, o.ci_low);
+  EXPECT_EQ(again.ci_high, o.ci_high);
+
+  // Above at the point, but not in every mix: the interval includes no effect.
+  o = Trend::parse("mean(stp where policy=noisy) > mean(stp where policy=fcfs)").evaluate(t);
+  EXPECT_TRUE(o.point_holds);
+  EXPECT_LT(o.ci_low, 0);
+  EXPECT_GT(o.ci_high, 0);
+  EXPECT_FALSE(o.holds);
+  o = Trend::parse("mean(stp where policy=noisy) < mean(stp where policy=fcfs)").evaluate(t);
+  EXPECT_FALSE(o.point_holds);
+  EXPECT_FALSE(o.holds);
+
+  // One mix: the interval is the point.
+  o = Trend::parse("mean(stp where policy=noisy, mix=m1) < mean(stp where policy=fcfs, mix=m1)").evaluate(t);
+  EXPECT_EQ(o.units, 1u);
+  EXPECT_DOUBLE_EQ(o.ci_low, o.lhs - o.rhs);
+  EXPECT_DOUBLE_EQ(o.ci_high, o.lhs - o.rhs);
+  EXPECT_TRUE(o.holds);
+
+  // Sides drawing on different mixes: each keeps its number of mixes in every
+  // resample (strata), so neither side is ever empty.
+  o = Trend::parse("min(stp where policy=smk, mix=m0) < max(stp where policy=fcfs, mix!=m0)").evaluate(t);
+  EXPECT_EQ(o.units, 6u);
+  EXPECT_TRUE(o.point_holds);
+  EXPECT_FALSE(o.holds);  // some resamples draw only fcfs runs below smk's m0 (1.2)
+  EXPECT_LT(o.ci_low, 0);
+  EXPECT_DOUBLE_EQ(o.ci_high, 1.2 - 1.1);  // the 97.5th percentile: neither 1.3 nor 1.2 drawn
 }
 
 TEST(ExperimentTable, TrendErrorsSayWhatAndWhere) {

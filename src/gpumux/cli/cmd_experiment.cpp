@@ -172,7 +172,7 @@ void add_experiment_commands(CLI::App& app) {
     run_study(*o);
   });
 
-  CLI::App* check = cmd->add_subcommand("check", "Print every trend of a study's results; exit 0 only if all hold");
+  CLI::App* check = cmd->add_subcommand("check", "Print every trend of a study's results; exit 0 only if each holds or fails as declared at this scale");
   check->add_option("out", o->study, "The study's output folder")->required();
   check->add_flag("--strict", o->strict, "Known failures (declared in the study) count as failures too");
   check->callback([o] {

@@ -398,13 +398,19 @@ StudyResults collect_results(const Study& s, const std::vector<PlannedRun>& runs
     }
   }
   for (const TrendSpec& tr : s.trends) {
+    const KnownFailure* known = tr.known_failure(s.scale);
     json j = {{"name", tr.name}, {"expr", tr.expr}, {"paper", tr.paper}, {"lhs", nullptr}, {"rhs", nullptr},
-              {"holds", false}, {"error", nullptr},
-              {"known_failure", tr.known_failure.empty() ? json(nullptr) : json(tr.known_failure)}};
+              {"point_holds", false}, {"ci_low", nullptr}, {"ci_high", nullptr}, {"units", 0},
+              {"resamples", Trend::kResamples}, {"holds", false}, {"error", nullptr},
+              {"known_failure", known ? json(known->reason) : json(nullptr)}};
     try {
       Trend::Outcome o = Trend::parse(tr.expr).evaluate(out.mixes);
       j["lhs"] = o.lhs;
       j["rhs"] = o.rhs;
+      j["point_holds"] = o.point_holds;
+      j["ci_low"] = o.ci_low;
+      j["ci_high"] = o.ci_high;
+      j["units"] = o.units;
       j["holds"] = o.holds;
     } catch (const std::invalid_argument& e) {
       j["error"] = e.what();
@@ -441,6 +447,20 @@ void write_results(const Study& s, const StudyResults& r, const std::filesystem:
   write_text(out / "study.json", study.dump(1) + "\n");
 }
 
+namespace {
+
+// "effect lhs - rhs = 0.12, 95% interval [0.05, 0.2] over 6 units".
+std::string interval_text(const json& t) {
+  if (t["ci_low"].is_null()) return "";
+  const double effect = t["lhs"].get<double>() - t["rhs"].get<double>();
+  const size_t units = t["units"].get<size_t>();
+  if (units <= 1) return fmt::format("effect lhs - rhs = {:.4g}; {} unit: the interval is the point", effect, units);
+  return fmt::format("effect lhs - rhs = {:.4g}, 95% interval [{:.4g}, {:.4g}] over {} units ({} resamples)", effect,
+                     t["ci_low"].get<double>(), t["ci_high"].get<double>(), units, t["resamples"].get<size_t>());
+}
+
+}  // namespace
+
 bool print_trends(const std::filesystem::path& out, bool strict) {
   std::ifstream in(out / "trends.json");
   if (!in) throw LoadError(fmt::format("{}: no trends.json (run the study first: gpumux experiment run)", out.string()));
@@ -450,25 +470,32 @@ bool print_trends(const std::filesystem::path& out, bool strict) {
   } catch (const json::exception& e) {
     throw LoadError(fmt::format("{}: {}", (out / "trends.json").string(), e.what()));
   }
-  bool all = true;
+  size_t holding = 0, known_count = 0, failing = 0, stale = 0;
   for (const json& t : trends) {
-    bool known = !t["known_failure"].is_null();
-    bool holds = t["holds"].get<bool>();
-    std::string status = holds ? "holds" : known ? "FAILS (known)" : "FAILS";
-    if (!t["error"].is_null()) status = "ERROR";
-    if (!holds && (!known || strict)) all = false;
+    const bool known = !t["known_failure"].is_null();
+    const bool holds = t["holds"].get<bool>() && t["error"].is_null();
+    std::string status = holds ? (known ? "STALE" : "holds") : known ? "FAILS (known)" : "FAILS";
+    if (!t["error"].is_null()) status = known ? "ERROR (known)" : "ERROR";
+    holding += holds;
+    stale += holds && known;
+    known_count += !holds && known;
+    failing += !holds && !known;
     fmt::print("{:<14} {}\n", status, t["name"].get<std::string>());
     fmt::print("{:<14} {}\n", "", t["expr"].get<std::string>());
     if (!t["lhs"].is_null())
       fmt::print("{:<14} measured {:.4g} vs {:.4g}\n", "", t["lhs"].get<double>(), t["rhs"].get<double>());
+    if (std::string ci = interval_text(t); !ci.empty()) fmt::print("{:<14} {}\n", "", ci);
+    if (t.value("point_holds", false) && !t["holds"].get<bool>())
+      fmt::print("{:<14} the comparison holds at the measured values, but its 95% interval includes no effect\n", "");
     if (!t["paper"].get<std::string>().empty()) fmt::print("{:<14} paper: {}\n", "", t["paper"].get<std::string>());
     if (!t["error"].is_null()) fmt::print("{:<14} error: {}\n", "", t["error"].get<std::string>());
-    if (known) fmt::print("{:<14} known failure: {}\n", "", t["known_failure"].get<std::string>());
+    if (known) fmt::print("{:<14} known failure at this scale: {}\n", "", t["known_failure"].get<std::string>());
+    if (holds && known)
+      fmt::print("{:<14} stale: declared a known failure at this scale, but it holds; remove the declaration\n", "");
   }
-  fmt::print("{} of {} trends hold\n",
-             std::count_if(trends.begin(), trends.end(), [](const json& t) { return t["holds"].get<bool>(); }),
-             trends.size());
-  return all;
+  fmt::print("{} of {} trends hold; {} known failures, {} undeclared failures, {} stale declarations\n", holding,
+             trends.size(), known_count, failing, stale);
+  return failing == 0 && stale == 0 && (!strict || known_count == 0);
 }
 
 }  // namespace gpumux::experiments

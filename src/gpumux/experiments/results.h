@@ -14,7 +14,9 @@
 //                      study's `stats`)
 //   OUT/isolated.csv   the same for the runs of each benchmark alone
 //   OUT/figures.json   each figure's data, aggregated, ready to draw
-//   OUT/trends.json    each trend: expression, paper's value, measured sides, holds
+//   OUT/trends.json    each trend: expression, paper's value, measured sides,
+//                      the 95% bootstrap interval of lhs - rhs and its units,
+//                      holds, the known failure declared at this scale
 //   OUT/study.json     description, scale, GPU config, run counts, failed
 //                      runs, classes, gpumux version
 //
@@ -47,7 +49,9 @@ StudyResults collect_results(const Study& s, const std::vector<PlannedRun>& runs
 void write_results(const Study& s, const StudyResults& r, const std::filesystem::path& out);
 
 // Prints the trend table of OUT/trends.json; true when every trend holds or
-// is a known failure (with `strict`, known failures count as failures too).
+// is a known failure at the results' scale, and no trend declared a known
+// failure there holds (a stale declaration). With `strict`, known failures
+// count as failures too.
 bool print_trends(const std::filesystem::path& out, bool strict);
 
 }  // namespace gpumux::experiments

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -280,7 +281,47 @@ FigureSpec figure(StrictTable& f) {
   return g;
 }
 
+// known_failure = { scales = [...], reason = "..." }, or an array of them;
+// every scale named once, and one the study defines.
+std::vector<KnownFailure> known_failures(StrictTable& t, const toml::node& n, const std::vector<std::string>& scales) {
+  const char* form = "expected { scales = [\"smoke\", ...], reason = \"...\" } or an array of such tables";
+  if (n.is_string())
+    t.fail(n, "known_failure",
+           fmt::format("{} (a bare reason is no longer accepted: name the scales at which the trend fails)", form));
+  std::vector<const toml::table*> decls;
+  if (const toml::table* one = n.as_table()) decls.push_back(one);
+  else if (const toml::array* arr = n.as_array(); arr && arr->is_array_of_tables() && !arr->empty())
+    for (const auto& e : *arr) decls.push_back(e.as_table());
+  else
+    t.fail(n, "known_failure", form);
+  std::vector<KnownFailure> out;
+  std::set<std::string> named;
+  for (const toml::table* d : decls) {
+    StrictTable kt(*d, t.qualified("known_failure"), t.file());
+    KnownFailure k;
+    k.scales = strings(kt, "scales");
+    k.reason = kt.get<std::string>("reason", "a string").value_or("");
+    if (k.scales.empty()) kt.fail(*d, "scales", "missing: the scales at which the trend is expected to fail");
+    if (k.reason.empty()) kt.fail(*d, "reason", "missing: why the trend fails at those scales");
+    for (const std::string& sc : k.scales) {
+      if (std::find(scales.begin(), scales.end(), sc) == scales.end())
+        kt.fail(*kt.node("scales"), "scales",
+                fmt::format("no scale '{}' in this study (it has: {})", sc, fmt::join(scales, ", ")));
+      if (!named.insert(sc).second) kt.fail(*kt.node("scales"), "scales", fmt::format("scale '{}' declared twice", sc));
+    }
+    kt.finish();
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
 }  // namespace
+
+const KnownFailure* TrendSpec::known_failure(const std::string& scale) const {
+  for (const KnownFailure& k : known_failures)
+    if (std::find(k.scales.begin(), k.scales.end(), scale) != k.scales.end()) return &k;
+  return nullptr;
+}
 
 namespace {
 
@@ -426,7 +467,7 @@ Study parse_study(std::string_view text, const std::string& name, const std::fil
       t.fail(*t.node("expr"), "expr", e.what());
     }
     tr.paper = t.get<std::string>("paper", "a string").value_or("");
-    tr.known_failure = t.get<std::string>("known_failure", "a reason").value_or("");
+    if (const toml::node* kf = t.node("known_failure")) tr.known_failures = known_failures(t, *kf, s.scales);
     t.finish();
     s.trends.push_back(std::move(tr));
   }

@@ -150,9 +150,19 @@ struct FigureSpec {
   std::vector<PaperPoint> paper;
 };
 
+// known_failure = { scales = ["smoke", "quick"], reason = "..." } (or an
+// array of such tables): the study expects the trend not to hold at those
+// scales, for that reason; `experiment check` fails when it holds there.
+struct KnownFailure {
+  std::vector<std::string> scales;
+  std::string reason;
+};
+
 struct TrendSpec {
   std::string name, expr, paper;
-  std::string known_failure;  // non-empty: the study expects it not to hold, for this reason
+  std::vector<KnownFailure> known_failures;
+  // The declaration covering `scale`, or null.
+  const KnownFailure* known_failure(const std::string& scale) const;
 };
 
 struct Study {

@@ -4,7 +4,10 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <optional>
+#include <random>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -214,14 +217,19 @@ std::vector<Filter> parse_filters(std::string_view text) {
   return f;
 }
 
-std::vector<double> select_values(const Table& t, std::string_view metric, const std::vector<Filter>& where) {
+namespace {
+
+// The values of `metric` in the rows matching every filter, each with its row.
+std::vector<std::pair<size_t, double>> selected(const Table& t, std::string_view metric,
+                                                const std::vector<Filter>& where) {
   int c = t.column(metric);
   if (c < 0) throw std::invalid_argument(fmt::format("no column '{}' in the results", metric));
   int run = t.column(t.run_column);
   bool once = t.per_run.count(std::string(metric)) && run >= 0;
   std::set<std::string> seen;
-  std::vector<double> out;
-  for (const auto& row : t.rows) {
+  std::vector<std::pair<size_t, double>> out;
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    const auto& row = t.rows[r];
     bool ok = true;
     for (const Filter& f : where) ok = ok && f.matches(t, row);
     if (!ok || (once && !seen.insert(row[size_t(run)]).second)) continue;
@@ -233,10 +241,18 @@ std::vector<double> select_values(const Table& t, std::string_view metric, const
       double d;
       if (!to_number(cell.substr(from, to - from), d))
         throw std::invalid_argument(fmt::format("'{}' value '{}' is not a number", metric, cell));
-      out.push_back(d);
+      out.emplace_back(r, d);
       from = to + 1;
     }
   }
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> select_values(const Table& t, std::string_view metric, const std::vector<Filter>& where) {
+  std::vector<double> out;
+  for (const auto& [row, value] : selected(t, metric, where)) out.push_back(value);
   return out;
 }
 
@@ -277,22 +293,31 @@ struct Trend::Node {
   double number = 0;
   std::string function, metric;
   std::vector<Filter> where;
+  size_t index = 0;  // an aggregate's number: its values are values[index]
   std::unique_ptr<Node> l, r;
 
-  double eval(const Table& t) const {
+  double eval(const std::vector<std::vector<double>>& values) const {
     switch (op) {
       case 'n': return number;
-      case 'a': return aggregate(function, select_values(t, metric, where));
-      case '~': return -l->eval(t);
-      case '+': return l->eval(t) + r->eval(t);
-      case '-': return l->eval(t) - r->eval(t);
-      case '*': return l->eval(t) * r->eval(t);
+      case 'a': return aggregate(function, values[index]);
+      case '~': return -l->eval(values);
+      case '+': return l->eval(values) + r->eval(values);
+      case '-': return l->eval(values) - r->eval(values);
+      case '*': return l->eval(values) * r->eval(values);
       default: {
-        double d = r->eval(t);
+        double d = r->eval(values);
         if (d == 0) throw std::invalid_argument("division by zero");
-        return l->eval(t) / d;
+        return l->eval(values) / d;
       }
     }
+  }
+  // Each aggregate's selected values as (unit, value), by aggregate number.
+  void select(const Table& t, const std::vector<size_t>& unit_of_row,
+              std::vector<std::vector<std::pair<size_t, double>>>& picks) const {
+    if (op == 'a')
+      for (const auto& [row, value] : selected(t, metric, where)) picks[index].emplace_back(unit_of_row[row], value);
+    if (l) l->select(t, unit_of_row, picks);
+    if (r) r->select(t, unit_of_row, picks);
   }
 };
 
@@ -308,15 +333,16 @@ std::unique_ptr<Node> binary(char op, std::unique_ptr<Node> l, std::unique_ptr<N
   return n;
 }
 
-std::unique_ptr<Node> sum(Reader& r);
+std::unique_ptr<Node> sum(Reader& r, size_t& aggregates);
 
-std::unique_ptr<Node> factor(Reader& r) {
+// `aggregates` counts the aggregates read so far (their numbers).
+std::unique_ptr<Node> factor(Reader& r, size_t& aggregates) {
   auto n = std::make_unique<Node>();
   if (r.accept("-")) {
     n->op = '~';
-    n->l = factor(r);
+    n->l = factor(r, aggregates);
   } else if (r.accept("(")) {
-    n = sum(r);
+    n = sum(r, aggregates);
     r.expect(")");
   } else if (r.peek_number()) {
     n->op = 'n';
@@ -330,24 +356,25 @@ std::unique_ptr<Node> factor(Reader& r) {
     n->metric = r.identifier();
     if (r.accept("where")) n->where = r.filters();
     r.expect(")");
+    n->index = aggregates++;
   }
   return n;
 }
 
-std::unique_ptr<Node> product(Reader& r) {
-  auto n = factor(r);
+std::unique_ptr<Node> product(Reader& r, size_t& aggregates) {
+  auto n = factor(r, aggregates);
   for (;;) {
-    if (r.accept("*")) n = binary('*', std::move(n), factor(r));
-    else if (r.accept("/")) n = binary('/', std::move(n), factor(r));
+    if (r.accept("*")) n = binary('*', std::move(n), factor(r, aggregates));
+    else if (r.accept("/")) n = binary('/', std::move(n), factor(r, aggregates));
     else return n;
   }
 }
 
-std::unique_ptr<Node> sum(Reader& r) {
-  auto n = product(r);
+std::unique_ptr<Node> sum(Reader& r, size_t& aggregates) {
+  auto n = product(r, aggregates);
   for (;;) {
-    if (r.accept("+")) n = binary('+', std::move(n), product(r));
-    else if (r.accept("-")) n = binary('-', std::move(n), product(r));
+    if (r.accept("+")) n = binary('+', std::move(n), product(r, aggregates));
+    else if (r.accept("-")) n = binary('-', std::move(n), product(r, aggregates));
     else return n;
   }
 }
@@ -362,20 +389,97 @@ Trend& Trend::operator=(Trend&&) noexcept = default;
 Trend Trend::parse(std::string_view text) {
   Reader r(text);
   Trend t;
-  t.lhs_ = sum(r);
+  t.lhs_ = sum(r, t.aggregates_);
   auto op = r.comparison();
   if (!op) r.fail("expected a comparison (<, <=, >, >=, =, !=)");
   t.op_ = *op;
-  t.rhs_ = sum(r);
+  t.rhs_ = sum(r, t.aggregates_);
   if (!r.at_end()) r.fail("unexpected text");
   return t;
 }
 
-Trend::Outcome Trend::evaluate(const Table& t) const {
+namespace {
+
+// Each row's unit (see Table::unit_columns), numbered from 0; sets `count`.
+std::vector<size_t> units_of_rows(const Table& t, size_t& count) {
+  std::vector<int> cols;
+  for (const std::string& c : t.unit_columns)
+    if (int i = t.column(c); i >= 0) cols.push_back(i);
+  std::map<std::vector<std::string>, size_t> ids;
+  std::vector<size_t> unit(t.rows.size());
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    std::vector<std::string> key;
+    for (int c : cols) key.push_back(t.rows[r][size_t(c)]);
+    if (cols.empty()) key.push_back(std::to_string(r));
+    unit[r] = ids.emplace(std::move(key), ids.size()).first->second;
+  }
+  count = ids.size();
+  return unit;
+}
+
+// Is the whole interval [low, high] of lhs - rhs on the side `op` claims?
+bool interval_on_side(Filter::Op op, double low, double high) {
+  switch (op) {
+    case Filter::Op::Gt: return low > 0;
+    case Filter::Op::Ge: return low >= 0;
+    case Filter::Op::Lt: return high < 0;
+    case Filter::Op::Le: return high <= 0;
+    default: return true;  // = and != are judged at the point only
+  }
+}
+
+}  // namespace
+
+Trend::Outcome Trend::evaluate(const Table& t, size_t resamples) const {
+  size_t units = 0;
+  std::vector<size_t> unit_of_row = units_of_rows(t, units);
+  std::vector<std::vector<std::pair<size_t, double>>> picks(aggregates_);
+  lhs_->select(t, unit_of_row, picks);
+  rhs_->select(t, unit_of_row, picks);
+  std::vector<std::vector<double>> values(aggregates_);
+  for (size_t a = 0; a < aggregates_; ++a)
+    for (const auto& [unit, value] : picks[a]) values[a].push_back(value);
   Outcome o;
-  o.lhs = lhs_->eval(t);
-  o.rhs = rhs_->eval(t);
-  o.holds = compare(o.lhs, op_, o.rhs);
+  o.lhs = lhs_->eval(values);
+  o.rhs = rhs_->eval(values);
+  o.point_holds = compare(o.lhs, op_, o.rhs);
+  o.ci_low = o.ci_high = o.lhs - o.rhs;
+
+  // Strata: the units feeding the same set of aggregates.
+  std::vector<std::string> feeds(units, std::string(aggregates_, '0'));
+  for (size_t a = 0; a < aggregates_; ++a)
+    for (const auto& [unit, value] : picks[a]) feeds[unit][a] = '1';
+  std::map<std::string, std::vector<size_t>> strata;
+  for (size_t u = 0; u < units; ++u)
+    if (feeds[u].find('1') != std::string::npos) strata[feeds[u]].push_back(u);
+  for (const auto& [key, members] : strata) o.units += members.size();
+
+  if (o.units > 1 && resamples > 0) {
+    std::mt19937_64 rng(kBootstrapSeed);  // fixed: the same results give the same interval
+    std::vector<double> effects;
+    std::vector<uint32_t> weight(units);
+    for (size_t i = 0; i < resamples; ++i) {
+      std::fill(weight.begin(), weight.end(), 0);
+      for (const auto& [key, members] : strata)
+        for (size_t k = 0; k < members.size(); ++k) ++weight[members[rng() % members.size()]];
+      for (size_t a = 0; a < aggregates_; ++a) {
+        values[a].clear();
+        for (const auto& [unit, value] : picks[a]) values[a].insert(values[a].end(), weight[unit], value);
+      }
+      try {
+        effects.push_back(lhs_->eval(values) - rhs_->eval(values));
+      } catch (const std::invalid_argument&) {
+        // A resample without a value (a division by zero): left out.
+      }
+    }
+    if (!effects.empty()) {
+      std::sort(effects.begin(), effects.end());
+      const double last = double(effects.size() - 1);
+      o.ci_low = effects[size_t(std::floor(0.025 * last))];
+      o.ci_high = effects[size_t(std::ceil(0.975 * last))];
+    }
+  }
+  o.holds = o.point_holds && interval_on_side(op_, o.ci_low, o.ci_high);
   return o;
 }
 

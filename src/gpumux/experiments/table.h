@@ -12,8 +12,17 @@
 // blanks, ',', '|' and ')', or a "quoted string". Per-run columns (STP, ANTT,
 // ...: the same in every row of a run) are aggregated once per run, not once
 // per application.
+//
+// A trend's effect is lhs - rhs, with a 95% bootstrap interval over the
+// table's units (a unit: the rows of one mix and seed, under every policy and
+// config, so comparisons stay paired): resamples draw units with replacement,
+// stratified by which of the trend's aggregates a unit feeds, so every
+// aggregate keeps its number of units; the interval is the 2.5th to 97.5th
+// percentile of the resampled effects (kResamples, fixed RNG seed). A trend
+// holds when its comparison holds and the whole interval is on its side.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <set>
 #include <string>
@@ -27,6 +36,9 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
   std::set<std::string> per_run;  // columns holding one value per run
   std::string run_column = "key"; // identifies a run
+  // The bootstrap's units: rows equal in these columns (those present) are
+  // one unit; a table with none of them has one unit per row.
+  std::vector<std::string> unit_columns{"mix", "seed"};
 
   // Index of `name`, or -1.
   int column(std::string_view name) const;
@@ -61,14 +73,19 @@ bool is_aggregate(std::string_view function);
 // A parsed trend: `lhs op rhs`, each side arithmetic over numbers and aggregates.
 class Trend {
  public:
+  static constexpr size_t kResamples = 2000;
+  static constexpr uint64_t kBootstrapSeed = 0x9e3779b97f4a7c15ULL;
   // std::invalid_argument with the position of a syntax error.
   static Trend parse(std::string_view text);
   struct Outcome {
     double lhs = 0, rhs = 0;
-    bool holds = false;
+    bool point_holds = false;        // lhs op rhs at the measured values
+    double ci_low = 0, ci_high = 0;  // 95% interval of lhs - rhs (the point with one unit)
+    size_t units = 0;                // units the aggregates draw on
+    bool holds = false;              // point_holds and the interval on the comparison's side
   };
   // std::invalid_argument when the data cannot give a value (no matching rows, ...).
-  Outcome evaluate(const Table& t) const;
+  Outcome evaluate(const Table& t, size_t resamples = kResamples) const;
   ~Trend();
   Trend(Trend&&) noexcept;
   Trend& operator=(Trend&&) noexcept;
@@ -78,6 +95,7 @@ class Trend {
  private:
   Trend();
   std::unique_ptr<Node> lhs_, rhs_;
+  size_t aggregates_ = 0;  // aggregate nodes, numbered in parse order
   Filter::Op op_ = Filter::Op::Lt;
 };
 
