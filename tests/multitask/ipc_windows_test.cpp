@@ -144,6 +144,7 @@ TEST(ConvergedRun, StopsOnceRatesHoldAndReportsTheEstimateWithItsBound) {
   EXPECT_TRUE(j["convergence"]["converged"].get<bool>());
   EXPECT_EQ(j["convergence"]["apps"].size(), 2u);
   EXPECT_NE(format_summary(r).find("converged at core cycle"), std::string::npos);
+  EXPECT_TRUE(r.all_passed());  // a converged run needs no completed run
 }
 
 TEST(ConvergedRun, ACycleLimitFirstSaysItDidNotConverge) {

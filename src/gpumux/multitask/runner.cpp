@@ -435,8 +435,9 @@ Cycle kernel_busy_cycles(const std::vector<frontend::KernelRecord>& kernels, uin
 }
 
 bool RunResult::all_passed() const {
+  // A converged run measures rates: an app need not have completed a run.
   for (const AppOutcome& a : apps)
-    if (!a.error.empty() || a.runs.empty()) return false;
+    if (!a.error.empty() || (a.runs.empty() && !convergence)) return false;
   return true;
 }
 
@@ -512,7 +513,7 @@ std::string format_summary(const RunResult& r) {
     std::string ntt = "-";
     if (r.metrics) ntt = fmt::format("{:.3f}", r.metrics->apps[i].ntt);
     std::string check = !a.error.empty() ? "FAIL: " + a.error
-                        : a.runs.empty() ? "incomplete (cycle limit)"
+                        : a.runs.empty() ? (r.convergence ? "no run completed (measured by rate)" : "incomplete (cycle limit)")
                                          : "PASS";
     std::string unit = a.by_rate ? " cyc/inst" : "";
     std::string alone = !a.alone_error.empty() ? "n/a" : a.alone > 0 ? time_text(a.alone, a.by_rate) : "-";
