@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -116,6 +118,34 @@ TEST(ExperimentCli, PrioritiesAndCpuGapsReachTheResults) {
   EXPECT_NE(slurp(out / "isolated.csv").find(",pc[cpu_gap_us=2],1,fcfs,"), std::string::npos);
   ASSERT_EQ(run_gpumux("experiment check " + out.string(), log), 0) << log;
   EXPECT_NE(log.find("2 of 2 trends hold"), std::string::npos) << log;
+  fs::remove_all(out);
+}
+
+// [run] ipc_window reaches the mix runs: each app's IPC per window is a list
+// cell, and a lines figure with x = "window" draws it over the window index.
+TEST(ExperimentCli, IpcSeriesReachTheResultsAndALinesFigureOverWindows) {
+  fs::path out = fs::path(testing::TempDir()) / "experiment-cli-windows";
+  fs::remove_all(out);
+  std::string log;
+  fs::path study = fs::path(GPUMUX_SOURCE_DIR) / "tests/experiments/fixtures/windows-study";
+  ASSERT_EQ(run_gpumux("experiment run " + study.string() + " --scale quick --jobs 2 --out " + out.string(), log), 0)
+      << log;
+  nlohmann::json figures = nlohmann::json::parse(slurp(out / "figures.json"));
+  ASSERT_EQ(figures.size(), 1u);
+  const nlohmann::json& series = figures[0]["series"];
+  ASSERT_EQ(series.size(), 2u) << figures.dump();
+  for (const nlohmann::json& s : series) {
+    const nlohmann::json& points = s["points"];
+    ASSERT_GT(points.size(), 2u) << s.dump();  // several windows of 5000 cycles
+    double positive = 0;
+    for (size_t k = 0; k < points.size(); ++k) {
+      EXPECT_EQ(points[k]["x"].get<size_t>(), k);
+      positive += points[k]["y"].get<double>() > 0;
+    }
+    EXPECT_GT(positive, 0) << s.dump();
+  }
+  std::string csv = slurp(out / "results.csv");
+  EXPECT_NE(csv.find("ipc_series"), std::string::npos);
   fs::remove_all(out);
 }
 

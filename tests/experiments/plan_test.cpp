@@ -241,5 +241,26 @@ TEST(ExperimentPlan, QosGoalSweepsRunEachMixOncePerGoal) {
   EXPECT_THROW(study("policies = [\"fcfs\"]\nmixes = [[\"pc\"]]\nqos_goals = [{ goals = [] }]\n"), LoadError);
 }
 
+// A study's until = "converged" reaches its mix runs; isolated runs stay full runs.
+TEST(ExperimentPlan, ConvergedRunRuleReachesTheMixRunsOnly) {
+  Study s = tiny("quick");
+  s.run.until = multitask::RunRule::Until::Converged;
+  s.run.max_cycles = 500000;
+  s.run.ipc_window = 2000;
+  s.run.convergence = {0.03, 7};
+  for (const PlannedRun& r : plan_study(s, "/tmp/out")) {
+    multitask::WorkloadFile w = multitask::parse_workload(r.workload_toml, "w", ".");
+    bool mix = r.kind == PlannedRun::Kind::Mix;
+    EXPECT_EQ(w.run.until, mix ? multitask::RunRule::Until::Converged : multitask::RunRule::Until::Completions)
+        << r.task.label;
+    EXPECT_EQ(w.run.ipc_window, mix ? 2000u : 0u);
+    EXPECT_EQ(w.run.max_cycles, mix ? 500000u : 0u);
+    if (mix) {
+      EXPECT_DOUBLE_EQ(w.run.convergence.tolerance, 0.03);
+      EXPECT_EQ(w.run.convergence.windows, 7u);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpumux::experiments

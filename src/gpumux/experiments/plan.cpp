@@ -102,11 +102,19 @@ class Planner {
     w.insert("set", set_array);
     w.insert("policy", policy.options);
     toml::table run;
-    run.insert("until", !alone && s_.run.until == multitask::RunRule::Until::Cycles ? "cycles" : "completions");
-    run.insert("completions", alone ? 1 : int64_t(s_.run.completions));
-    run.insert("max_cycles", alone ? 0 : int64_t(s_.run.max_cycles));
-    run.insert("measure", !alone && s_.run.measure == multitask::RunRule::Measure::All ? "all" : "first");
-    if (!alone && !s_.run.restart) run.insert("restart", false);
+    const multitask::RunRule& rule = s_.run;
+    if (!alone && rule.until == multitask::RunRule::Until::Converged) {
+      run.insert("until", "converged");
+      run.insert("tolerance", rule.convergence.tolerance);
+      run.insert("windows", int64_t(rule.convergence.windows));
+    } else {
+      run.insert("until", !alone && rule.until == multitask::RunRule::Until::Cycles ? "cycles" : "completions");
+      run.insert("completions", alone ? 1 : int64_t(rule.completions));
+      run.insert("measure", !alone && rule.measure == multitask::RunRule::Measure::All ? "all" : "first");
+      if (!alone && !rule.restart) run.insert("restart", false);
+    }
+    run.insert("max_cycles", alone ? 0 : int64_t(rule.max_cycles));
+    if (!alone && rule.ipc_window) run.insert("ipc_window", int64_t(rule.ipc_window));
     w.insert("run", run);
     toml::array apps;
     for (const MixApp& a : mix) {

@@ -178,6 +178,29 @@ void add_event_cells(const json& run, size_t app, std::vector<std::pair<std::str
                              {"kernel_antt", kernel_antt(run)}});
 }
 
+// [run] ipc_window and until = "converged" (docs/multitasking.md): the app's
+// IPC per window (a list cell), and how the run's convergence went.
+void add_window_cells(const json& run, size_t i, std::vector<std::pair<std::string, std::string>>& cells) {
+  std::string series;
+  const json& w = run.value("ipc_windows", json());
+  if (w.is_object()) {
+    const json& ends = w.at("ends");
+    const json& insts = w.at("apps").at(i).at("warp_insts");
+    for (size_t k = 0; k < ends.size(); ++k) {
+      double len = ends[k].get<double>() - (k ? ends[k - 1].get<double>() : 0.0);
+      series += (series.empty() ? "" : " ") + num(insts[k].get<double>() / len);
+    }
+  }
+  const json& c = run.value("convergence", json());
+  const bool conv = c.is_object();
+  auto bound = [&](const char* key) { return conv && c[key].is_number() ? num(c[key].get<double>()) : ""; };
+  cells.insert(cells.end(), {{"ipc_series", series},
+                             {"converged", conv ? (c["converged"].get<bool>() ? "1" : "0") : ""},
+                             {"ntt_bound", conv ? num(c["apps"][i]["bound"].get<double>()) : ""},
+                             {"stp_bound", bound("stp_bound")},
+                             {"antt_bound", bound("antt_bound")}});
+}
+
 void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
               const std::map<std::string, std::string>& classes) {
   const json& apps = run.at("apps");
@@ -280,6 +303,7 @@ void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
                   {"non_qos_ipc", qos.qos_apps && qos.qos_apps < apps.size() ? num(qos.non_qos_ipc) : ""},
                   {"run_preempt_bytes", std::to_string(preempt_bytes)},
                   {"run_preempt_cycles", std::to_string(preempt_cycles)}});
+    add_window_cells(run, i, cells);
     for (const std::string& st : s.stats) cells.push_back({"stat." + st, num(stat_sum(run.at("statistics"), st, i))});
     t.add(cells);
   }
@@ -321,6 +345,23 @@ json figure_data(const FigureSpec& f, const Table& t) {
     json js = {{"name", f.series.empty() ? f.y : sname}};
     if (f.kind == "cdf") {
       js["values"] = select_values(t, f.y, where);
+    } else if (f.kind == "lines" && f.x == "window") {
+      // y is a list cell (ipc_series): its k-th values across the selected rows, aggregated, at x = k.
+      std::vector<std::vector<double>> at;
+      int c = t.column(f.y);
+      if (c < 0) throw std::invalid_argument(fmt::format("no column '{}' in the results", f.y));
+      for (const auto& row : t.rows) {
+        bool ok = true;
+        for (const Filter& w : where) ok = ok && w.matches(t, row);
+        std::istringstream cell(ok ? row[size_t(c)] : "");
+        double v;
+        for (size_t k = 0; cell >> v; ++k) {
+          if (at.size() <= k) at.resize(k + 1);
+          at[k].push_back(v);
+        }
+      }
+      js["points"] = json::array();
+      for (size_t k = 0; k < at.size(); ++k) js["points"].push_back({{"x", k}, {"y", aggregate(f.aggregate, at[k])}});
     } else if (f.kind == "scatter") {
       std::vector<double> xs = select_values(t, f.x, where), ys = select_values(t, f.y, where);
       js["points"] = json::array();
@@ -351,7 +392,7 @@ StudyResults collect_results(const Study& s, const std::vector<PlannedRun>& runs
   out.mixes.per_run = out.isolated.per_run = {"stp",      "antt",        "fairness",          "cycles",
                                               "qos_apps", "qos_case",    "non_qos_ipc",       "run_preempt_bytes",
                                               "run_preempt_cycles", "kernel_antt", "cpi_stp", "cpi_antt",
-                                              "cpi_fairness"};
+                                              "cpi_fairness", "converged", "stp_bound", "antt_bound"};
   std::map<std::string, json> loaded;
   std::set<std::string> counted;
   for (const PlannedRun& r : runs) {

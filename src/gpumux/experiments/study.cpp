@@ -419,8 +419,9 @@ Study parse_study(std::string_view text, const std::string& name, const std::fil
     throw LoadError(fmt::format("{}: no scale '{}' (this study has: {})", name, scale, fmt::join(s.scales, ", ")));
   s.scale = scale;
   if (s.sweep.max_cycles) {
-    if (s.run.until != multitask::RunRule::Until::Cycles)
-      throw LoadError(fmt::format("{}: scale {}: max_cycles needs [run] until = \"cycles\"", name, scale));
+    if (s.run.until == multitask::RunRule::Until::Completions)
+      throw LoadError(fmt::format("{}: scale {}: max_cycles needs [run] until = \"cycles\" or \"converged\"", name,
+                                  scale));
     s.run.max_cycles = *s.sweep.max_cycles;
   }
   if (s.sweep.completions) {

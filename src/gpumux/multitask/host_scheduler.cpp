@@ -165,6 +165,7 @@ void HostScheduler::run(Cycle stop_at) {
         if (t->state == State::Waiting) wake = std::min(wake, t->wake);
       }
       if (wake != kNever) static_cast<Alarm&>(*alarm_).set(wake);
+      if (before_simulating_) before_simulating_();
       engine.run();
       if (engine.idle() && std::none_of(tasks_.begin(), tasks_.end(), [&](const auto& t) { return runnable(*t); }))
         throw gpu::SimulationError(fmt::format(

@@ -57,8 +57,12 @@ class HostScheduler : public timing::HostWaiter, public runtime::HostClock {
   // From a program: blocks for `ps` picoseconds of simulated time, rounded up
   // to the next core cycle edge.
   void spend(uint64_t ps) override;
-  // From a program: end the run when this program next blocks or returns.
+  // From a program or a component: end the run when this program next blocks
+  // or returns, or when the engine next stops.
   void request_stop() { stop_requested_ = true; }
+  // Called before each stretch of simulation (e.g. to wake a sampler that
+  // sleeps while the engine is idle). Before run() only.
+  void before_simulating(std::function<void()> f) { before_simulating_ = std::move(f); }
   bool stopped_early() const { return stopped_early_; }
   Cycle now() const { return gpu_.core_cycle(); }
 
@@ -95,6 +99,7 @@ class HostScheduler : public timing::HostWaiter, public runtime::HostClock {
   size_t turn_ = kScheduler;
   size_t current_ = kScheduler;
   bool stop_requested_ = false, stopped_early_ = false;
+  std::function<void()> before_simulating_;
 };
 
 }  // namespace gpumux::multitask

@@ -161,6 +161,29 @@ RunResult simulate(const WorkloadFile& w, const Config& config, const RunOptions
   std::vector<uint32_t> completions(n, 0);
   std::vector<bool> terminated(n, false);
   result.apps.resize(n);
+  // IPC windows, and the convergence of the rates they give when the run ends on it.
+  const bool until_converged = !alone && w.run.until == RunRule::Until::Converged;
+  std::optional<RateConvergence> rates;
+  std::optional<WindowSampler> sampler;
+  if (until_converged) {
+    std::vector<Cycle> arrivals;
+    for (const AppSpec& a : w.apps) arrivals.push_back(a.arrival);
+    rates.emplace(w.run.convergence, arrivals);
+  }
+  if (!alone && w.run.ipc_window) {
+    std::vector<std::string> names;
+    for (const AppSpec& a : w.apps) names.push_back(a.name);
+    sampler.emplace(g, names, w.run.ipc_window, [&](const IpcWindows& win) {
+      if (!rates) return false;
+      std::vector<uint64_t> counts;
+      for (const WindowSeries& a : win.apps) counts.push_back(a.warp_insts.back());
+      rates->add_window(win.ends.back(), counts);
+      if (!rates->converged()) return false;
+      hs.request_stop();
+      return true;
+    });
+    hs.before_simulating([&] { sampler->arm(); });
+  }
   auto all_done = [&] {
     for (size_t j = 0; j < n; ++j)
       if (!terminated[j] && completions[j] < w.run.completions) return false;
@@ -216,6 +239,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, const RunOptions
           o.error = check.detail;
           if (!failed) o.error = "CPU check failed: " + o.error;
           terminated[i] = true;
+          if (rates) rates->retire(i);
           if (w.run.until == RunRule::Until::Completions && all_done()) hs.request_stop();
           return;
         }
@@ -233,10 +257,28 @@ RunResult simulate(const WorkloadFile& w, const Config& config, const RunOptions
   hs.run(w.run.max_cycles ? w.run.max_cycles : kNever);
   progress.reset();
   result.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // Cycle-limited runs end only at the limit; others also when all are done.
-  result.stopped_by_limit =
-      hs.stopped_early() && (w.run.until == RunRule::Until::Cycles || !all_done());
   result.cycles = g.core_cycle();
+  // A run that stopped early hit its cycle limit unless its rule was met first
+  // (all done, or converged); a cycle-limited run ends only at the limit.
+  const bool converged = rates && rates->converged();
+  const bool done = w.run.until == RunRule::Until::Completions ? all_done() : converged;
+  result.stopped_by_limit = hs.stopped_early() && !done;
+  if (sampler) {
+    sampler->finish(result.cycles);
+    result.ipc_windows = sampler->windows();
+  }
+  if (rates) {
+    ConvergenceReport& c = result.convergence.emplace();
+    c.rule = w.run.convergence;
+    c.window = w.run.ipc_window;
+    c.converged = converged;
+    // Converged: the window end where it did (the engine stopped before any later edge).
+    c.at = converged ? result.ipc_windows->ends.back() : result.cycles;
+    for (size_t i = 0; i < n; ++i) {
+      c.names.push_back(w.apps[i].name);
+      c.apps.push_back(rates->estimate(i));
+    }
+  }
   result.warp_insts = g.warp_instructions();
   result.kernels = g.dispatcher().records();
   result.preemptions = g.dispatcher().preemptions();
@@ -251,13 +293,19 @@ RunResult simulate(const WorkloadFile& w, const Config& config, const RunOptions
   if (o.statistics && !alone) result.stats = stats::to_json(g.stats(), g.keys());  // isolated runs keep counts only
   if (timeline) add_app_tracks(*timeline, result, cfg.clock.core_mhz);
   if (timeline) add_event_tracks(*timeline, result.events, cfg.clock.core_mhz);
+  if (timeline && result.ipc_windows) add_ipc_tracks(*timeline, *result.ipc_windows, cfg.clock.core_mhz);
   return result;
 }
 
 // The measured time of an app in the shared run (see AppOutcome::shared).
-void measure(AppOutcome& a, const RunRule& rule, Cycle run_end) {
+void measure(AppOutcome& a, const RunRule& rule, Cycle run_end, const RateEstimate* rate) {
   a.by_rate = false;
   a.shared = 0;
+  if (rate) {  // a converged run: by its rate estimate, whatever runs completed
+    a.by_rate = a.error.empty() && rate->ipc > 0;
+    if (a.by_rate) a.shared = 1.0 / rate->ipc;
+    return;
+  }
   size_t counted = 0;
   for (const AppRun& run : a.runs) {
     if (!run.passed) break;
@@ -412,8 +460,9 @@ Cycle run_busy_cycles(const std::vector<frontend::KernelRecord>& kernels, uint32
 }
 
 bool RunResult::all_passed() const {
+  // A converged run measures rates: an app need not have completed a run.
   for (const AppOutcome& a : apps)
-    if (!a.error.empty() || a.runs.empty()) return false;
+    if (!a.error.empty() || (a.runs.empty() && !convergence)) return false;
   return true;
 }
 
@@ -454,7 +503,8 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
     }
   }
   RunResult r = simulate(w, config, o, goals, false, issue_rates);
-  for (AppOutcome& a : r.apps) measure(a, w.run, r.cycles);
+  for (size_t i = 0; i < r.apps.size(); ++i)
+    measure(r.apps[i], w.run, r.cycles, r.convergence ? &r.convergence->apps[i] : nullptr);
   if (!o.baselines) return r;
   std::vector<AppTimes> times, cpis;
   // A run that is its own baseline is used and cached rather than simulated again.
@@ -480,6 +530,7 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
   }
   if (times.size() == r.apps.size()) r.metrics = compute_metrics(times);
   if (cpis.size() == r.apps.size()) r.kernel_metrics = compute_metrics(cpis);
+  if (r.metrics && r.convergence) set_metric_bounds(*r.convergence, *r.metrics);
   return r;
 }
 
@@ -495,7 +546,7 @@ std::string format_summary(const RunResult& r) {
     std::string ntt = "-";
     if (r.metrics) ntt = fmt::format("{:.3f}", r.metrics->apps[i].ntt);
     std::string check = !a.error.empty() ? "FAIL: " + a.error
-                        : a.runs.empty() ? "incomplete (cycle limit)"
+                        : a.runs.empty() ? (r.convergence ? "no run completed (measured by rate)" : "incomplete (cycle limit)")
                                          : "PASS";
     std::string unit = a.by_rate ? " cyc/inst" : "";
     std::string alone = !a.alone_error.empty() ? "n/a" : a.alone > 0 ? time_text(a.alone, a.by_rate) : "-";
@@ -534,6 +585,7 @@ std::string format_summary(const RunResult& r) {
                      double(bytes) / 1024, done ? double(latency) / double(done) : 0.0, worst);
   }
   s += events_summary(r.events);
+  if (r.convergence) s += format_convergence(*r.convergence);
   return s;
 }
 
@@ -589,6 +641,8 @@ nlohmann::json to_json(const RunResult& r) {
               {"quota_scheme", r.quota_scheme}, {"qos", qos}, {"events", events_json(r.events)}};
   out["metrics"] = r.metrics ? to_json(*r.metrics) : json(nullptr);
   out["kernel_metrics"] = r.kernel_metrics ? to_json(*r.kernel_metrics) : json(nullptr);
+  out["ipc_windows"] = r.ipc_windows ? to_json(*r.ipc_windows) : json(nullptr);
+  out["convergence"] = r.convergence ? to_json(*r.convergence) : json(nullptr);
   return out;
 }
 

@@ -23,6 +23,8 @@
 #include "gpumux/frontend/copy_engine.h"
 #include "gpumux/frontend/events/event_engine.h"
 #include "gpumux/frontend/tb_dispatcher.h"
+#include "gpumux/multitask/convergence.h"
+#include "gpumux/multitask/ipc_windows.h"
 #include "gpumux/multitask/metrics.h"
 #include "gpumux/multitask/workload_file.h"
 #include "gpumux/stats/timeline.h"
@@ -45,7 +47,7 @@ struct RunOptions {
                                        // qos_goal always are: their goals need it)
   bool use_cache = true;               // isolated runs cached on disk
   std::filesystem::path cache_dir;     // empty: BaselineCache::default_dir()
-  stats::Timeline* timeline = nullptr; // filled with SM, app and copy tracks if given
+  stats::Timeline* timeline = nullptr; // filled with SM, app and copy tracks (and IPC counters) if given
   AttachedProgram attached;            // required when the workload has attached apps
   std::FILE* progress = nullptr;       // a progress line here while simulating (gpu/progress.h); null: none
   bool statistics = true;              // fill RunResult::stats (a run that writes no JSON skips it)
@@ -111,6 +113,8 @@ struct RunResult {
   std::vector<frontend::PreemptionRecord> preemptions;
   std::vector<frontend::EventRecord> events;  // event kernels (docs/edge.md)
   std::vector<KernelQos> qos;              // launches of apps with a qos_goal
+  std::optional<IpcWindows> ipc_windows;   // with [run] ipc_window
+  std::optional<ConvergenceReport> convergence;  // with [run] until = "converged"
   std::optional<WorkloadMetrics> metrics;  // with baselines, when every app has both times
   std::optional<WorkloadMetrics> kernel_metrics;  // the same on kernel CPI (shared_cpi, alone_cpi)
   nlohmann::json stats;                    // the statistics registry (stats/writers.h); null

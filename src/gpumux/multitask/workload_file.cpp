@@ -225,8 +225,19 @@ RunRule parse_run_rule(StrictTable& parent) {
   const toml::node* rn = parent.node("run");
   if (!rn) return run;
   StrictTable rt(as_table(parent, "run", *rn), parent.qualified("run"), parent.file());
-  run.until = rt.choice("until", {{"completions", RunRule::Until::Completions}, {"cycles", RunRule::Until::Cycles}},
+  run.until = rt.choice("until",
+                        {{"completions", RunRule::Until::Completions},
+                         {"cycles", RunRule::Until::Cycles},
+                         {"converged", RunRule::Until::Converged}},
                         run.until);
+  const bool converged = run.until == RunRule::Until::Converged;
+  // A converged run measures rates: keys about completed runs cannot apply.
+  if (converged)
+    for (const char* key : {"completions", "measure", "restart"})
+      if (const toml::node* n = rt.node(key))
+        rt.fail(*n, key,
+                "cannot apply to until = \"converged\": it measures each app's rate, not completed runs (use "
+                "until = \"completions\" for turnaround times)");
   run.completions = uint32_t(rt.integer("completions", 1, 1000).value_or(1));
   run.max_cycles = Cycle(rt.integer("max_cycles", 0, int64_t(1) << 50).value_or(0));
   run.measure = rt.choice("measure", {{"first", RunRule::Measure::First}, {"all", RunRule::Measure::All}}, run.measure);
@@ -237,6 +248,18 @@ RunRule parse_run_rule(StrictTable& parent) {
   }
   if (run.until == RunRule::Until::Cycles && run.max_cycles == 0)
     rt.fail(*rn, "max_cycles", "until = \"cycles\" needs max_cycles > 0");
+  if (converged && run.max_cycles == 0)
+    rt.fail(*rn, "max_cycles", "until = \"converged\" needs max_cycles > 0: where a run whose rates never converge ends");
+  // Below 100 cycles a window holds too few instructions to be a rate, and sampling costs host time.
+  run.ipc_window = Cycle(rt.integer("ipc_window", 100, int64_t(1) << 40).value_or(converged ? 10000 : 0));
+  for (const char* key : {"tolerance", "windows"})
+    if (const toml::node* n = rt.node(key); n && !converged)
+      rt.fail(*n, key, "only used with until = \"converged\"");
+  if (auto t = rt.get<double>("tolerance", "a relative tolerance")) {
+    if (!(*t > 0 && *t < 1)) rt.fail(*rt.node("tolerance"), "tolerance", "expected a fraction in (0, 1), e.g. 0.02");
+    run.convergence.tolerance = *t;
+  }
+  run.convergence.windows = uint32_t(rt.integer("windows", 2, 1000000).value_or(run.convergence.windows));
   rt.finish();
   return run;
 }

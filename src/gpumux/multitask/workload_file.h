@@ -22,11 +22,14 @@
 //   copy_chunk_bytes = 1048576          # copies move in chunks, the order chosen after each (default 0: whole)
 //
 //   [run]
-//   until = "completions"               # or "cycles"
+//   until = "completions"               # or "cycles", or "converged" (rates, docs/multitasking.md)
 //   completions = 1                     # every app completes this many runs; early finishers restart
 //   max_cycles = 0                      # core cycles; 0 = no limit (required with until = "cycles")
 //   measure = "first"                   # which runs give an app's time: "first" or "all" (mean)
 //   restart = true                      # false: an app that has completed its runs ends (no pressure on the others)
+//   ipc_window = 10000                  # core cycles: sample each app's and kernel's IPC per window (0: off)
+//   tolerance = 0.02                    # until = "converged": every app's rate estimate stays within this
+//   windows = 10                        #   (relative) over this many consecutive windows; needs max_cycles
 //
 //   [[app]]
 //   benchmark = "sgemm"                 # from the workload library (gpumux list), or
@@ -56,6 +59,7 @@
 #include "gpumux/core/strict_toml.h"
 #include "gpumux/frontend/copy_engine.h"
 #include "gpumux/frontend/sharing_policy.h"
+#include "gpumux/multitask/convergence.h"
 #include "gpumux/multitask/user_program.h"
 #include "workload.h"
 
@@ -85,13 +89,16 @@ struct AppSpec {
 };
 
 struct RunRule {
-  enum class Until : uint8_t { Completions, Cycles };
+  // Converged: ends once every app's rate has converged (convergence.h); measured by rate.
+  enum class Until : uint8_t { Completions, Cycles, Converged };
   enum class Measure : uint8_t { First, All };
   Until until = Until::Completions;
   uint32_t completions = 1;
   Cycle max_cycles = 0;  // 0: none
   Measure measure = Measure::First;
   bool restart = true;  // early finishers run again until every app has completed
+  Cycle ipc_window = 0;  // IPC sampled per window of this many core cycles (ipc_windows.h); 0: not
+  ConvergenceRule convergence;  // until = Converged
 };
 
 struct WorkloadFile {

@@ -1,0 +1,85 @@
+// Warp instructions per cycle over fixed windows of a multiprogrammed run, per
+// application and per kernel (stat key: an app's kernel, every launch of it),
+// for time-series figures (GPU Maestro figs. 3, 4, 7; the thesis's fig. 6.2)
+// and for runs that stop once their rates have converged (convergence.h).
+//
+//   WindowSampler s(gpu, apps, 10000);   // samples every 10000 core cycles
+//   s.arm();                             // before each stretch of simulation
+//   ... simulate ...
+//   s.finish(gpu.core_cycle());          // the last, partial window
+//   double ipc = s.windows().apps[0].ipc(s.windows(), 3);
+//
+// The sampler is a component of the core clock domain, ticked at each window
+// end after the GPU's components (it is registered after them); it reads the
+// SMs' warp instruction counters and changes nothing, so the run is the same
+// with it, and the windows of an application sum to its warp instructions.
+// It sleeps when nothing else in the engine is awake, so that the engine
+// still goes idle (the host scheduler's deadlock check); arm() wakes it again,
+// and windows that passed meanwhile had no instructions.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpumux/core/clock.h"
+#include "gpumux/gpu/gpu.h"
+#include "gpumux/stats/timeline.h"
+
+namespace gpumux::multitask {
+
+struct IpcWindows;
+
+// One application's or kernel's warp instructions in each window.
+struct WindowSeries {
+  std::string name;  // the app's name, or the kernel's stat label ("app.kernel")
+  uint32_t app = 0;
+  std::vector<uint64_t> warp_insts;  // per window
+  double ipc(const IpcWindows& w, size_t window) const;
+  uint64_t total() const;
+};
+
+struct IpcWindows {
+  Cycle window = 0;         // core cycles per window (0: not sampled)
+  std::vector<Cycle> ends;  // each window's last core cycle (+1); the last window may be shorter
+  std::vector<WindowSeries> apps, kernels;
+  Cycle start(size_t k) const { return k ? ends[k - 1] : 0; }
+  Cycle length(size_t k) const { return ends[k] - start(k); }
+};
+
+class WindowSampler : public Component {
+ public:
+  // `on_window(windows)` runs after each full window is recorded; when it
+  // returns true the engine stops there (a converged run). May be null.
+  WindowSampler(gpu::Gpu& g, std::vector<std::string> app_names, Cycle window,
+                std::function<bool(const IpcWindows&)> on_window = nullptr);
+  // Ticks at the next window end if asleep.
+  void arm();
+  // Records the partial window from the last window end to `end` (if any
+  // cycles) and stops sampling.
+  void finish(Cycle end);
+  const IpcWindows& windows() const { return w_; }
+
+  Cycle tick(Cycle now) override;
+  std::string describe_wait() const override { return ""; }
+
+ private:
+  void sample(Cycle end);
+
+  gpu::Gpu& g_;
+  IpcWindows w_;
+  std::vector<uint64_t> seen_;  // per stat key: warp instructions up to the last window end
+  std::function<bool(const IpcWindows&)> on_window_;
+  bool asleep_ = true, finished_ = false;
+};
+
+// {"window": W, "ends": [...], "apps": [{"name", "app", "warp_insts": [...]}], "kernels": [...]}
+nlohmann::json to_json(const IpcWindows& w);
+// The windows' IPC as counter tracks: one "IPC" counter per application and
+// one "kernel IPC" counter with a series per kernel, sampled at each window start.
+void add_ipc_tracks(stats::Timeline& t, const IpcWindows& w, double core_mhz);
+
+}  // namespace gpumux::multitask
