@@ -23,12 +23,12 @@ WorkloadFile pair(const std::string& a, const std::string& b, const std::string&
   WorkloadFile w;
   w.gpu = std::string(GPUMUX_SOURCE_DIR) + "/configs/gtx980.toml";
   w.policy = "maestro";
-  w.policy_options.maestro.epoch_cycles = 2000;
+  w.policy_options.maestro.epoch_cycles = 1000;
   w.policy_options.maestro.objective = *frontend::maestro::objective_named(objective);
   w.policy_options.preemption.mechanism = "chimera";
   w.overrides = {"gpu.num_sms=8", "frontend.check_invariants=true"};
   w.apps = {benchmark_app(a), benchmark_app(b)};
-  for (AppSpec& s : w.apps) s.size = workloads::Size::Small;
+  for (AppSpec& s : w.apps) s.size = workloads::Size::Medium;  // enough TBs to share the GPU for many epochs
   return w;
 }
 
@@ -38,7 +38,7 @@ uint64_t maestro_stat(const RunResult& r, const std::string& path) {
   size_t from = 0;
   for (size_t dot; (dot = path.find('.', from)) != std::string::npos; from = dot + 1)
     node = node.at(path.substr(from, dot - from));
-  return node.at(path.substr(from)).get<uint64_t>();
+  return node.at(path.substr(from)).at("total").get<uint64_t>();
 }
 
 struct Pair {
@@ -62,15 +62,17 @@ TEST_P(MaestroRun, KernelsPassTheirChecksUnderRepartitioning) {
   EXPECT_GT(maestro_stat(r, "repartitions"), 0u);
   // Dedicated and trial SMs alone take TBs back from the other kernel.
   EXPECT_FALSE(r.preemptions.empty());
+  uint64_t left_early = 0;  // TBs switched or flushed, then resumed elsewhere
   for (const frontend::PreemptionRecord& p : r.preemptions) {
     EXPECT_EQ(p.mechanism, "chimera");
     EXPECT_TRUE(p.done()) << p.label << " on SM " << p.sm;
+    left_early += p.switched + p.flushed;
   }
+  EXPECT_GT(left_early, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Pairs, MaestroRun,
-                         ::testing::Values(Pair{"cutcp", "stencil", "antt"}, Pair{"hotspot", "bfs", "stp"},
-                                           Pair{"sgemm", "lbm", "antt"}),
+                         ::testing::Values(Pair{"hotspot", "bfs", "stp"}, Pair{"sgemm", "lbm", "antt"}),
                          [](const auto& i) { return fmt::format("{}_{}_{}", i.param.a, i.param.b, i.param.objective); });
 
 }  // namespace
