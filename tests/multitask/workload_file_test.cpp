@@ -245,6 +245,26 @@ TEST(WorkloadFile, PreemptionKeyMisuseNamesFileLineAndKey) {
   EXPECT_EQ(policy_error("lazy_shared = \"yes\"\n"), "w.toml:2: policy.lazy_shared: expected true or false");
 }
 
+TEST(WorkloadFile, MaestroKeys) {
+  WorkloadFile w = with_policy("name = \"maestro\"\n");
+  EXPECT_EQ(w.policy_options.preemption.mechanism, "chimera");  // maestro's default
+  EXPECT_EQ(w.policy_options.maestro.epoch_cycles, 50000u);
+  w = with_policy(
+      "name = \"maestro\"\nepoch_cycles = 2000\nobjective = \"stp\"\nrededicate_every = 10\n"
+      "stable_tolerance = 0.1\npreemption = \"switch\"\n");
+  EXPECT_EQ(w.policy_options.maestro.epoch_cycles, 2000u);
+  EXPECT_EQ(w.policy_options.maestro.objective, frontend::maestro::Objective::Stp);
+  EXPECT_EQ(w.policy_options.maestro.rededicate_every, 10u);
+  EXPECT_DOUBLE_EQ(w.policy_options.maestro.stable_tolerance, 0.1);
+  EXPECT_EQ(w.policy_options.preemption.mechanism, "switch");
+  EXPECT_EQ(policy_error("name = \"smk-even\"\nepoch_cycles = 2000\n"),
+            "w.toml:3: policy.epoch_cycles: only used with policy maestro, not 'smk-even'");
+  EXPECT_EQ(policy_error("name = \"maestro\"\nobjective = \"ipc\"\n"),
+            "w.toml:3: policy.objective: 'ipc': expected one of \"antt\", \"stp\"");
+  EXPECT_EQ(policy_error("name = \"maestro\"\nstable_tolerance = 2.0\n"),
+            "w.toml:3: policy.stable_tolerance: expected a fraction in [0, 1]");
+}
+
 }  // namespace
 }  // namespace gpumux::multitask
 

@@ -26,6 +26,7 @@
 //   npq            the same in priority order, never preempting (non-preemptive priority queues)
 //   ppq            preemptive priority queues: SMs are taken from lower-priority kernels
 //   dss            Dynamic Spatial Sharing: SM tokens per kernel (thesis algorithm 1)
+//   maestro        GPU Maestro: per epoch, spatial or SMK by direct measurement on dedicated/trial SMs (ASPLOS'17)
 #pragma once
 
 #include <cstdint>
@@ -37,7 +38,10 @@
 #include <string_view>
 #include <vector>
 
+#include "gpumux/core/clock.h"
 #include "gpumux/core/error.h"
+#include "gpumux/core/stats.h"
+#include "gpumux/frontend/policies/maestro_decision.h"
 #include "gpumux/frontend/preemption/mechanism.h"
 #include "gpumux/sm/kernel_instance.h"
 #include "gpumux/sm/sm.h"
@@ -51,6 +55,16 @@ struct ActiveKernel {
   uint64_t tbs_running;  // dispatched, not finished
 };
 
+// maestro's parameters (docs/maestro.md).
+struct MaestroOptions {
+  Cycle epoch_cycles = 50000;       // the paper's epoch (ASPLOS'17 4.1)
+  maestro::Objective objective = maestro::Objective::Antt;
+  uint32_t rededicate_every = 100;  // epochs; the paper's "once every hundred epochs"
+  // Relative change of the dedicated SMs' CPI between two epochs under which
+  // they are stable (become followers). An estimate: the paper gives no value.
+  double stable_tolerance = 0.05;
+};
+
 // Parameters of the policies, from the workload file.
 struct PolicyOptions {
   std::map<uint32_t, uint32_t> tb_quota_by_app;  // smk-quota: TBs per SM per kernel of app id
@@ -59,6 +73,7 @@ struct PolicyOptions {
   std::map<uint32_t, uint32_t> tokens_by_app;    // dss: SM tokens per kernel of app id (default: equal shares)
   uint32_t num_apps = 1;                         // dss: applications sharing the GPU (equal shares)
   std::set<uint32_t> qos_apps;                   // smk-symmetric: app ids with a QoS goal
+  MaestroOptions maestro;
 };
 
 class SharingPolicy {
@@ -87,6 +102,19 @@ class SharingPolicy {
   }
   // Whether the dispatcher also repartitions when an SM becomes idle (dss).
   virtual bool repartition_when_sm_idle() const { return false; }
+
+  // Policies that decide by measurement (maestro): the dispatcher calls
+  // epoch() when a kernel is activated with none active before, then at the
+  // cycle each call returns (kNever: not until the next such activation),
+  // and repartitions after a call that asks for it. `preempting`: some
+  // preempted TB has not left its SM yet.
+  struct EpochStep {
+    Cycle next = kNever;
+    bool repartition = false;
+  };
+  virtual bool has_epochs() const { return false; }
+  virtual EpochStep epoch(Cycle, std::span<const ActiveKernel>, std::span<sm::Sm* const>, bool) { return {}; }
+  virtual void register_stats(StatRegistry&) {}
 
   const PreemptionOptions& preemption() const { return preemption_; }
   void set_preemption(PreemptionOptions o) { preemption_ = std::move(o); }

@@ -14,6 +14,7 @@ TbDispatcher::TbDispatcher(Engine& engine, DomainId core, const FrontendParams& 
                            std::unique_ptr<SharingPolicy> policy)
     : Component(engine, core, "frontend"), p_(p), policy_(std::move(policy)) {
   if (!policy_) policy_ = make_sharing_policy("fcfs");
+  epochs_ = policy_->has_epochs();
   mechanism_ = make_preemption_mechanism(policy_->preemption().mechanism);
 }
 
@@ -28,6 +29,7 @@ void TbDispatcher::register_stats(StatRegistry& reg) {
   reg.add("frontend.preempt.latency_cycles", preempt_latency_,
           "sum over the kernel's preemptions of the cycles from request to its TBs having left the SM");
   reg.add("frontend.preempt.tbs_resumed", tbs_resumed_, "switched or flushed TBs of the kernel placed again");
+  policy_->register_stats(reg);
 }
 
 void TbDispatcher::set_event_rules(bool drain, std::vector<bool> reserved, std::string_view tb_preemption) {
@@ -181,6 +183,7 @@ Cycle TbDispatcher::tick(Cycle now) {
     repartition();
     reclaim(now);
   }
+  if (epochs_) next = std::min(next, step_epoch(now));
   // A faulted launch places nothing more: its preempted TBs are dropped.
   for (size_t i = 0; i < active_.size();) {
     Running& r = *active_[i];
@@ -229,6 +232,22 @@ Cycle TbDispatcher::tick(Cycle now) {
   // until a TB finishes or a kernel ends, which wakes the dispatcher.
   if ((placed || last_dispatched) && left) next = std::min(next, now + 1);
   return next;
+}
+
+Cycle TbDispatcher::step_epoch(Cycle now) {
+  if (active_.empty()) {
+    next_epoch_ = kNever;
+    return kNever;
+  }
+  if (next_epoch_ == kNever) next_epoch_ = now;  // a series starts with its first kernel
+  if (now < next_epoch_) return next_epoch_;
+  SharingPolicy::EpochStep step = policy_->epoch(now, active_kernels(), sms_, preempting());
+  next_epoch_ = std::max(step.next, now + 1);
+  if (step.repartition) {
+    repartition();
+    reclaim(now);
+  }
+  return next_epoch_;
 }
 
 TbDispatcher::Running& TbDispatcher::running(const sm::KernelInstance& k) {

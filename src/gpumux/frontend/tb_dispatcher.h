@@ -240,6 +240,9 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   // are written back when nothing else of r is left. Counts fragmentation.
   bool place_one(Running& r, sm::Sm& s, Cycle now, uint64_t& tb);
   void repartition();
+  // Epoch policies (maestro): calls the policy's epoch() when due; returns
+  // when it is due next.
+  Cycle step_epoch(Cycle now);
   Running& running(const sm::KernelInstance& k);
   // A TB of r is done (finished, aborted or dropped); after its last,
   // removes r from the active kernels and returns true. The launch then ends
@@ -299,6 +302,8 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   Cycle next_stress_ = 0;   // frontend.preempt_every: next forced preemption
   size_t escalate_from_ = 0;  // preemptions_ before it are done or escalated
   bool repartition_pending_ = false;  // preempted TBs came back to a kernel with none left
+  bool epochs_ = false;               // the policy has epochs
+  Cycle next_epoch_ = kNever;         // kNever: no series running (no active kernel)
   size_t stress_sm_ = 0;
   std::vector<PreemptionRecord> preemptions_;
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, size_t> leaving_;  // (sm, kernel id, TB) -> request

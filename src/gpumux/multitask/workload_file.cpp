@@ -270,6 +270,7 @@ namespace {
 // refused with a mechanism or policy that would ignore it.
 void parse_preemption(StrictTable& pt, WorkloadFile& w) {
   frontend::PreemptionOptions& po = w.policy_options.preemption;
+  if (w.policy == "maestro") po.mechanism = "chimera";  // GPU Maestro repartitions with Chimera (ASPLOS'17 4.1)
   if (auto m = pt.get<std::string>("preemption", "a preemption mechanism name")) {
     auto known = frontend::preemption_mechanism_names();
     if (std::find(known.begin(), known.end(), *m) == known.end())
@@ -306,6 +307,23 @@ void parse_preemption(StrictTable& pt, WorkloadFile& w) {
   if (auto ex = pt.get<bool>("exclusive", "true or false")) {
     w.policy_options.exclusive = *ex;
     only_with("exclusive", w.policy == "ppq", "policy ppq");
+  }
+}
+
+// maestro's keys of [policy] (docs/maestro.md), refused with another policy.
+void parse_maestro(StrictTable& pt, WorkloadFile& w) {
+  frontend::MaestroOptions& mo = w.policy_options.maestro;
+  for (const char* key : {"epoch_cycles", "objective", "rededicate_every", "stable_tolerance"})
+    if (pt.node(key) && w.policy != "maestro")
+      pt.fail(*pt.node(key), key, fmt::format("only used with policy maestro, not '{}'", w.policy));
+  mo.epoch_cycles = Cycle(pt.integer("epoch_cycles", 1, int64_t(1) << 40).value_or(int64_t(mo.epoch_cycles)));
+  mo.rededicate_every = uint32_t(pt.integer("rededicate_every", 1, 1 << 20).value_or(mo.rededicate_every));
+  mo.objective =
+      pt.choice("objective", {{"antt", frontend::maestro::Objective::Antt}, {"stp", frontend::maestro::Objective::Stp}},
+                mo.objective);
+  if (auto t = pt.get<double>("stable_tolerance", "a fraction")) {
+    if (!(*t >= 0 && *t <= 1)) pt.fail(*pt.node("stable_tolerance"), "stable_tolerance", "expected a fraction in [0, 1]");
+    mo.stable_tolerance = *t;
   }
 }
 
@@ -363,6 +381,7 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
       }
     }
     parse_preemption(pt, w);
+    parse_maestro(pt, w);
     if (auto q = pt.get<std::string>("quota_scheme", "a quota scheme name")) {
       scheme_node = pt.node("quota_scheme");
       auto known = gpu::quota_scheme_names();

@@ -1,0 +1,79 @@
+// The sharing policy maestro end to end: pairs of library benchmarks on a
+// GTX980-like GPU with short epochs, so that the partition changes many times
+// while they run. Every kernel must pass its CPU check under every
+// repartition (TBs preempted by Chimera, by switching or flushing, then
+// resumed elsewhere), the per-SM invariants must hold at every placement
+// (frontend.check_invariants), and the policy must have measured and
+// decided (its statistics).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "multitask/run_test_util.h"
+
+namespace gpumux::multitask {
+namespace {
+
+using test::benchmark_app;
+using test::expect_all_passed;
+
+WorkloadFile pair(const std::string& a, const std::string& b, const std::string& objective) {
+  WorkloadFile w;
+  w.gpu = std::string(GPUMUX_SOURCE_DIR) + "/configs/gtx980.toml";
+  w.policy = "maestro";
+  w.policy_options.maestro.epoch_cycles = 1000;
+  w.policy_options.maestro.objective = *frontend::maestro::objective_named(objective);
+  w.policy_options.preemption.mechanism = "chimera";
+  w.overrides = {"gpu.num_sms=8", "frontend.check_invariants=true"};
+  w.apps = {benchmark_app(a), benchmark_app(b)};
+  for (AppSpec& s : w.apps) s.size = workloads::Size::Medium;  // enough TBs to share the GPU for many epochs
+  return w;
+}
+
+uint64_t maestro_stat(const RunResult& r, const std::string& path) {
+  const nlohmann::json& m = r.stats.at("stats").at("frontend").at("maestro");
+  nlohmann::json node = m;
+  size_t from = 0;
+  for (size_t dot; (dot = path.find('.', from)) != std::string::npos; from = dot + 1)
+    node = node.at(path.substr(from, dot - from));
+  return node.at(path.substr(from)).at("total").get<uint64_t>();
+}
+
+struct Pair {
+  const char* a;
+  const char* b;
+  const char* objective;
+};
+
+class MaestroRun : public ::testing::TestWithParam<Pair> {};
+
+TEST_P(MaestroRun, KernelsPassTheirChecksUnderRepartitioning) {
+  RunOptions o;
+  o.baselines = false;
+  RunResult r = run_workload(pair(GetParam().a, GetParam().b, GetParam().objective), o);
+  expect_all_passed(r);
+  const uint64_t epochs = maestro_stat(r, "epochs");
+  EXPECT_GT(epochs, 3u);
+  EXPECT_EQ(maestro_stat(r, "decisions.spatial") + maestro_stat(r, "decisions.smk_even") +
+                maestro_stat(r, "decisions.smk_other"),
+            epochs);
+  EXPECT_GT(maestro_stat(r, "repartitions"), 0u);
+  // Dedicated and trial SMs alone take TBs back from the other kernel.
+  EXPECT_FALSE(r.preemptions.empty());
+  uint64_t left_early = 0;  // TBs switched or flushed, then resumed elsewhere
+  for (const frontend::PreemptionRecord& p : r.preemptions) {
+    EXPECT_EQ(p.mechanism, "chimera");
+    EXPECT_TRUE(p.done()) << p.label << " on SM " << p.sm;
+    left_early += p.switched + p.flushed;
+  }
+  EXPECT_GT(left_early, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Pairs, MaestroRun,
+                         ::testing::Values(Pair{"hotspot", "bfs", "stp"}, Pair{"sgemm", "lbm", "antt"}),
+                         [](const auto& i) { return fmt::format("{}_{}_{}", i.param.a, i.param.b, i.param.objective); });
+
+}  // namespace
+}  // namespace gpumux::multitask
