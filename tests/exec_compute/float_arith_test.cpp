@@ -81,6 +81,36 @@ TEST(ComputeFloat, FmaIsFusedAndMadToo) {
   EXPECT_EQ(eval(Inst(Opcode::Fma, Type::F32).rnd(Rounding::Rz), {kOne, kOne, f32(0x1p-30f)}), 0x3f800000u);
 }
 
+// Every lane its own operands (the corner cases above among them), full and
+// partial masks: each lane is the correctly rounded fused result (glibc's
+// fmaf is exact), NaNs canonical, masked-off lanes untouched.
+TEST(ComputeFloat, FmaPerLaneMatchesFusedReference) {
+  const float special[][3] = {{0.0f, 1.0f, -0.0f},        {-0.0f, 1.0f, -0.0f},  {INFINITY, 0.0f, 1.0f},
+                              {3.4028235e38f, 2.0f, -3.4028235e38f}, {0x1p-100f, 0x1p-40f, 0x1p-149f},
+                              {0x1p-75f, 0x1p-75f, 0.0f}, {0x1.8p-75f, 0x1p-75f, 0.0f}, {NAN, 1.0f, 2.0f},
+                              {1.0f + 0x1p-12f, 1.0f + 0x1p-12f, -(1.0f + 0x1p-11f)}};
+  Regs regs;
+  uint32_t seed = 12345;
+  auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+  for (unsigned l = 0; l < exec::kWarpSize; ++l) {
+    for (uint16_t r = 1; r <= 3; ++r) {
+      const size_t s = l % (2 * std::size(special));  // every other block of lanes random
+      regs.at(r, l) = s < std::size(special) ? f32(special[s][r - 1]) : next();
+    }
+    regs.at(0, l) = 0xdead;
+  }
+  auto expected = [&](unsigned l) -> uint64_t {
+    float r = std::fma(as_f32(regs.at(1, l)), as_f32(regs.at(2, l)), as_f32(regs.at(3, l)));
+    return std::isnan(r) ? kCanonicalNaN : f32(r);
+  };
+  for (uint32_t mask : {exec::kFullMask, 0x5555aaaau}) {
+    for (unsigned l = 0; l < exec::kWarpSize; ++l) regs.at(0, l) = 0xdead;
+    run(Inst(Opcode::Fma, Type::F32).rnd(Rounding::Rn).ops({R(0), R(1), R(2), R(3)}), regs, mask);
+    for (unsigned l = 0; l < exec::kWarpSize; ++l)
+      EXPECT_EQ(regs.at(0, l), (mask >> l) & 1 ? expected(l) : 0xdead) << "lane " << l << " mask " << mask;
+  }
+}
+
 TEST(ComputeFloat, FlushToZero) {
   const uint64_t tiny = 0x00000001, neg_tiny = 0x80000001;
   EXPECT_EQ(eval(Inst(Opcode::Add, Type::F32), {tiny, f32(0.0f)}), tiny);

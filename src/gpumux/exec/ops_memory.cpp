@@ -111,7 +111,7 @@ void record(StepContext& c, Space space, unsigned lane, uint64_t addr, uint32_t 
   m.addr[lane] = addr;
 }
 
-uint64_t extend(uint64_t v, unsigned from_bytes, unsigned to_bytes, bool is_signed) {
+inline uint64_t extend(uint64_t v, unsigned from_bytes, unsigned to_bytes, bool is_signed) {
   if (from_bytes >= 8) return v;
   uint64_t m = (1ull << (8 * from_bytes)) - 1;
   v &= m;
@@ -185,9 +185,18 @@ void ld(StepContext& c, const ptx::Instruction& in) {
         if (regs[k] == ptx::kNoReg) continue;
         uint64_t* dst = c.regs + size_t(regs[k]) * kWarpSize;
         const unsigned off = k * esize, width = widths[k];
-        for_each_lane(c.mask, [&](unsigned lane) {
-          dst[lane] = extend(load_bytes(base + addrs[lane] + off, esize), esize, width, sgn);
-        });
+        // The usual element sizes a constant in the lane loop (E = 0: any size).
+        auto copy = [&]<unsigned E>() {
+          const unsigned e = E ? E : esize;
+          for_each_lane(c.mask, [&](unsigned lane) {
+            dst[lane] = extend(load_bytes(base + addrs[lane] + off, e), e, width, sgn);
+          });
+        };
+        switch (esize) {
+          case 4: copy.template operator()<4>(); break;
+          case 8: copy.template operator()<8>(); break;
+          default: copy.template operator()<0>(); break;
+        }
       }
       return;
     }

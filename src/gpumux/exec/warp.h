@@ -102,6 +102,14 @@ class Warp {
   uint8_t* local_ptr(unsigned lane, uint64_t offset, uint64_t bytes);
   uint8_t* param_ptr(unsigned lane, uint64_t offset, uint64_t bytes);
   const Frame& frame() const { return frames_.back(); }
+  // Asks the host cache for register slot `abs` (all lanes; frame base
+  // included) ahead of the instruction that uses it: a warp's registers are
+  // rarely still cached when it issues again (docs/performance.md).
+  void prefetch_register(size_t abs) const {
+    if (abs >= regs_.size() / kWarpSize) return;
+    const uint64_t* p = regs_.data() + abs * kWarpSize;
+    for (unsigned line = 0; line < kWarpSize * sizeof(uint64_t) / 64; ++line) __builtin_prefetch(p + 8 * line);
+  }
   bool in_kernel_frame() const { return frames_.size() == 1; }
   uint64_t clock() const;
   [[noreturn]] void fault(const std::string& reason, std::optional<unsigned> lane) const;

@@ -13,6 +13,10 @@
 #include <cstring>
 #include <type_traits>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "gpumux/exec/compute/families.h"
 #include "gpumux/exec/compute/float_util.h"
 #include "gpumux/exec/compute/lanes.h"
@@ -206,21 +210,37 @@ struct FloatOp {
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // fma.rn.f32 without .ftz/.sat on a host with FMA instructions: the hardware
-// fma is correctly rounded, like fused(), so the results are identical; it
-// vectorises where the to-odd sum does not.
+// fma is correctly rounded, like fused(), so the results are identical. A
+// full warp runs 8 lanes per AVX2 instruction: the low halves of 8 register
+// slots packed into one vector, NaN results replaced by the canonical NaN.
+__attribute__((target("avx2,fma"))) inline __m256 low_halves(const uint64_t* p) {
+  const __m256i pick = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+  __m256i lo = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), pick);
+  __m256i hi = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 4)), pick);
+  return _mm256_castsi256_ps(_mm256_permute2x128_si256(lo, hi, 0x20));
+}
+
 __attribute__((target("avx2,fma"))) void fma_f32_hw(StepContext& ctx, const ptx::Instruction& in) {
   if (in.ops[0].kind == ptx::OperandKind::Sink) return;
   const SrcLanes a(ctx, in.ops[1]), b(ctx, in.ops[2]), c(ctx, in.ops[3]);
   uint64_t* d = ctx.lanes(in.ops[0].reg);
-  auto one = [](uint64_t x, uint64_t y, uint64_t z) __attribute__((target("avx2,fma"))) {
-    float r = __builtin_fmaf(from_bits<float>(x), from_bits<float>(y), from_bits<float>(z));
-    return to_bits(canonicalize(r));
-  };
   if (ctx.mask == kFullMask) {
+    const __m256 canonical = _mm256_castsi256_ps(_mm256_set1_epi32(int(FloatBits<float>::kCanonicalNaN)));
     uint64_t out[kWarpSize];
-    for (unsigned l = 0; l < kWarpSize; ++l) out[l] = one(a[l], b[l], c[l]);
-    std::memcpy(d, out, sizeof out);
+    for (unsigned l = 0; l < kWarpSize; l += 8) {
+      __m256 r = _mm256_fmadd_ps(low_halves(a.data() + l), low_halves(b.data() + l), low_halves(c.data() + l));
+      r = _mm256_blendv_ps(r, canonical, _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+      __m256i bits = _mm256_castps_si256(r);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + l), _mm256_cvtepu32_epi64(_mm256_castsi256_si128(bits)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + l + 4),
+                          _mm256_cvtepu32_epi64(_mm256_extracti128_si256(bits, 1)));
+    }
+    std::memcpy(d, out, sizeof out);  // d may be a source
   } else {
+    auto one = [](uint64_t x, uint64_t y, uint64_t z) __attribute__((target("avx2,fma"))) {
+      float r = __builtin_fmaf(from_bits<float>(x), from_bits<float>(y), from_bits<float>(z));
+      return to_bits(canonicalize(r));
+    };
     for (uint32_t m = ctx.mask; m; m &= m - 1) {
       unsigned l = unsigned(std::countr_zero(m));
       d[l] = one(a[l], b[l], c[l]);

@@ -35,6 +35,7 @@ class SrcLanes {
   SrcLanes& operator=(const SrcLanes&) = delete;
 
   uint64_t operator[](unsigned lane) const { return p_[lane]; }
+  const uint64_t* data() const { return p_; }  // all 32 lanes
 
  private:
   const uint64_t* p_;
