@@ -49,7 +49,7 @@ struct Pair {
 
 class MaestroRun : public ::testing::TestWithParam<Pair> {};
 
-TEST_P(MaestroRun, KernelsPassTheirChecksUnderRepartitioning) {
+TEST_P(MaestroRun, MediumKernelsPassTheirChecksUnderRepartitioning) {
   RunOptions o;
   o.baselines = false;
   RunResult r = run_workload(pair(GetParam().a, GetParam().b, GetParam().objective), o);
