@@ -82,7 +82,7 @@ workloads::CheckResult run_oob(runtime::Context& ctx, runtime::Module& mod, work
 }
 
 TEST(MultiAppRun, FaultingAppIsTerminatedOthersRunOn) {
-  workloads::WorkloadSpec bad{"oob", "out-of-bounds store", "test", oob_ptx(), {"", "", ""}, &run_oob};
+  workloads::WorkloadSpec bad{"oob", "out-of-bounds store", "test", oob_ptx(), {"4 TBs", "4 TBs", "4 TBs", "4 TBs"}, &run_oob};
   AppSpec faulty;
   faulty.name = "faulty";
   faulty.benchmark = &bad;
@@ -324,7 +324,7 @@ TEST(MultiAppRun, LateArrivalDuringALongCopyUnderPpqWithContextSwitch) {
 // An app whose isolated run faults: the shared run is still reported, that
 // app's baseline and every metric are marked unavailable.
 TEST(MultiAppRun, AFaultingBaselineLeavesTheSharedRunReported) {
-  workloads::WorkloadSpec bad{"oob", "out-of-bounds store", "test", oob_ptx(), {"", "", ""}, &run_oob};
+  workloads::WorkloadSpec bad{"oob", "out-of-bounds store", "test", oob_ptx(), {"4 TBs", "4 TBs", "4 TBs", "4 TBs"}, &run_oob};
   AppSpec faulty;
   faulty.name = "faulty";
   faulty.benchmark = &bad;
