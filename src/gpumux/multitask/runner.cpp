@@ -423,42 +423,6 @@ std::string time_text(double t, bool by_rate) { return by_rate ? fmt::format("{:
 
 }  // namespace
 
-namespace {
-
-// The length of the union of `spans`, none starting before `start`.
-Cycle union_length(std::vector<std::pair<Cycle, Cycle>>& spans, Cycle start) {
-  std::sort(spans.begin(), spans.end());
-  Cycle busy = 0, covered = start;  // covered: end of the union so far
-  for (auto [from, to] : spans) {
-    from = std::max(from, covered);
-    if (to > from) busy += to - from;
-    covered = std::max(covered, to);
-  }
-  return busy;
-}
-
-}  // namespace
-
-Cycle kernel_busy_cycles(const std::vector<frontend::KernelRecord>& kernels, uint32_t app, const AppRun& run) {
-  std::vector<std::pair<Cycle, Cycle>> spans;
-  for (const frontend::KernelRecord& k : kernels)
-    if (k.app == app && k.done && k.finished > k.first_tb)
-      spans.emplace_back(std::max(k.first_tb, run.start), std::min(k.finished, run.end));
-  return union_length(spans, run.start);
-}
-
-Cycle run_busy_cycles(const std::vector<frontend::KernelRecord>& kernels, uint32_t app, Cycle end) {
-  std::vector<std::pair<Cycle, Cycle>> spans;
-  for (const frontend::KernelRecord& k : kernels) {
-    // A launch not done has dispatched a TB when first_tb is set (one still
-    // running that dispatched at cycle 0, only possible with
-    // frontend.launch_latency = 0, is not counted).
-    if (k.app != app || (!k.done && k.first_tb == 0)) continue;
-    spans.emplace_back(k.first_tb, std::min(k.done ? k.finished : end, end));
-  }
-  return union_length(spans, 0);
-}
-
 bool RunResult::all_passed() const {
   // A converged run measures rates: an app need not have completed a run.
   for (const AppOutcome& a : apps)
