@@ -50,6 +50,13 @@ struct WorkloadSpec {
   const WorkloadSpec* persistent = nullptr;
 };
 
+// The `run` of a benchmark and of its persistent-thread variant, from one driver that
+// takes the variant as its last argument: run_variant<run_x, false> and <run_x, true>.
+template <CheckResult (*Run)(runtime::Context&, runtime::Module&, Size, uint64_t, bool), bool Persistent>
+CheckResult run_variant(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
+  return Run(ctx, mod, size, seed, Persistent);
+}
+
 // Every registered workload, in registration order (workloads/registry.cpp),
 // each persistent-thread variant after its benchmark.
 const std::vector<const WorkloadSpec*>& all_workloads();

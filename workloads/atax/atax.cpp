@@ -48,13 +48,6 @@ CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t
   return check_close(y, want, 1e-6, 1e-6, "y");
 }
 
-CheckResult run_grid(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run(ctx, mod, size, seed, false);
-}
-CheckResult run_pt(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run(ctx, mod, size, seed, true);
-}
-
 const char* const kSizes[] = {"A 512x384", "A 1024x1024", "A 8192x8192", "A 16384x12288"};
 
 }  // namespace
@@ -65,14 +58,14 @@ const WorkloadSpec& atax_workload() {
                                "memory",
                                embedded::atax_ptx,
                                {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
-                               run_pt};
+                               run_variant<run, true>};
   static const WorkloadSpec spec{
       "atax",
       "y = A^T(Ax): row-per-thread kernel (x tiled in shared memory) then column-per-thread kernel",
       "memory",
       embedded::atax_ptx,
       {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
-      run_grid,
+      run_variant<run, false>,
       &pt};
   return spec;
 }

@@ -58,13 +58,6 @@ CheckResult run_binomial(runtime::Context& ctx, runtime::Module& mod, Size size,
   return fp::check_within(got, want, bound, "call price");
 }
 
-CheckResult run_grid(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run_binomial(ctx, mod, size, seed, false);
-}
-CheckResult run_pt(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run_binomial(ctx, mod, size, seed, true);
-}
-
 const char* const kSizes[] = {"16 options, 255 steps", "256 options, 511 steps", "1024 options, 511 steps",
                               "2048 options, 1023 steps"};
 
@@ -76,14 +69,14 @@ const WorkloadSpec& binomial_workload() {
                                "compute",
                                embedded::binomial_ptx,
                                {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
-                               run_pt};
+                               run_variant<run_binomial, true>};
   static const WorkloadSpec spec{
       "binomial",
       "binomial-tree option pricing in f64, one block per option, register nodes + shared exchange",
       "compute",
       embedded::binomial_ptx,
       {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
-      run_grid,
+      run_variant<run_binomial, false>,
       &pt};
   return spec;
 }

@@ -80,13 +80,6 @@ CheckResult run_conv2d(runtime::Context& ctx, runtime::Module& mod, Size size, u
                           check_stage(got_edges, got_smooth, dog, w, h, channels, "edges")});
 }
 
-CheckResult run_grid(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run_conv2d(ctx, mod, size, seed, false);
-}
-CheckResult run_pt(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run_conv2d(ctx, mod, size, seed, true);
-}
-
 const char* const kSizes[] = {"128x128, 1 channel, 2 passes", "384x384, 1 channel, 2 passes of 11 launches each",
                               "1024x512, 3 channels, 2 passes", "2048x2048, 3 channels, 2 passes"};
 
@@ -98,14 +91,14 @@ const WorkloadSpec& conv2d_workload() {
                                "compute",
                                embedded::conv2d_ptx,
                                {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
-                               run_pt};
+                               run_variant<run_conv2d, true>};
   static const WorkloadSpec spec{
       "conv2d",
       "2D 7x7 convolution, filter in constant memory, shared tiles with apron; two filter passes",
       "compute",
       embedded::conv2d_ptx,
       {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
-      run_grid,
+      run_variant<run_conv2d, false>,
       &pt};
   return spec;
 }

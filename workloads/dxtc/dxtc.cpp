@@ -133,13 +133,6 @@ CheckResult run_dxtc(runtime::Context& ctx, runtime::Module& mod, Size size, uin
   return check_exact(got, want, "DXT1 block");
 }
 
-CheckResult run_grid(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run_dxtc(ctx, mod, size, seed, false);
-}
-CheckResult run_pt(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run_dxtc(ctx, mod, size, seed, true);
-}
-
 const char* const kSizes[] = {"128x128 RGBA image (1024 blocks)", "512x256, 8 passes", "2048x1024 (131072 blocks)",
                               "4096x4096"};
 
@@ -151,14 +144,14 @@ const WorkloadSpec& dxtc_workload() {
                                "compute",
                                embedded::dxtc_ptx,
                                {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
-                               run_pt};
+                               run_variant<run_dxtc, true>};
   static const WorkloadSpec spec{
       "dxtc",
       "DXT1 texture compression: 16 lanes per 4x4 block, shuffle reductions, f32 principal axis, bit packing",
       "compute",
       embedded::dxtc_ptx,
       {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
-      run_grid,
+      run_variant<run_dxtc, false>,
       &pt};
   return spec;
 }

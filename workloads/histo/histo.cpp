@@ -65,13 +65,6 @@ CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t
   return host::check_all({check_exact(hist, want, "hist"), check_exact(got8_i, want8_i, "hist8")});
 }
 
-CheckResult run_grid(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run(ctx, mod, size, seed, false);
-}
-CheckResult run_pt(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run(ctx, mod, size, seed, true);
-}
-
 const char* const kSizes[] = {"256x192 image, 2 passes", "1024x768 image, 32 passes", "4096x3072 image, 8 passes",
                               "8192x8192 image, 8 passes", "996x1040 image, 20 passes, 336 TBs"};
 
@@ -83,14 +76,14 @@ const WorkloadSpec& histo_workload() {
                                "memory",
                                embedded::histo_ptx,
                                {kSizes[0], kSizes[1], kSizes[2], kSizes[3], kSizes[4]},
-                               run_pt};
+                               run_variant<run, true>};
   static const WorkloadSpec spec{
       "histo",
       "1024-bin histogram: per-block shared-memory atomics, global atomic merge, saturation kernel",
       "memory",
       embedded::histo_ptx,
       {kSizes[0], kSizes[1], kSizes[2], kSizes[3], kSizes[4]},
-      run_grid,
+      run_variant<run, false>,
       &pt};
   return spec;
 }

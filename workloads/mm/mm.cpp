@@ -39,13 +39,6 @@ CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t
 
 const char* const kSizes[] = {"n=64", "n=256", "n=512", "n=1024"};
 
-CheckResult run_grid(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run(ctx, mod, size, seed, false);
-}
-CheckResult run_pt(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run(ctx, mod, size, seed, true);
-}
-
 }  // namespace
 
 const WorkloadSpec& mm_workload() {
@@ -54,14 +47,14 @@ const WorkloadSpec& mm_workload() {
                                "memory",
                                embedded::mm_ptx,
                                {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
-                               run_pt};
+                               run_variant<run, true>};
   static const WorkloadSpec spec{
       "mm",
       "naive dense matrix multiply, one thread per output element, no tiling",
       "memory",
       embedded::mm_ptx,
       {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
-      run_grid,
+      run_variant<run, false>,
       &pt};
   return spec;
 }

@@ -49,13 +49,6 @@ CheckResult run_pathfinder(runtime::Context& ctx, runtime::Module& mod, Size siz
   return check_exact(got, cost, "path cost");
 }
 
-CheckResult run_grid(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run_pathfinder(ctx, mod, size, seed, false);
-}
-CheckResult run_pt(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run_pathfinder(ctx, mod, size, seed, true);
-}
-
 const char* const kSizes[] = {"2048 columns x 81 rows, 10 rows per launch", "10000 x 101, 20 per launch, 12 passes",
                               "100000 x 201, 20 per launch", "1000000 x 401, 20 per launch"};
 
@@ -67,14 +60,14 @@ const WorkloadSpec& pathfinder_workload() {
                                "compute",
                                embedded::pathfinder_ptx,
                                {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
-                               run_pt};
+                               run_variant<run_pathfinder, true>};
   static const WorkloadSpec spec{
       "pathfinder",
       "grid dynamic programming row by row, shared-memory rows, several rows per launch (pyramid)",
       "compute",
       embedded::pathfinder_ptx,
       {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
-      run_grid,
+      run_variant<run_pathfinder, false>,
       &pt};
   return spec;
 }

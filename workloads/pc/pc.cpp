@@ -38,13 +38,6 @@ CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t
   return check_exact(got, want, "output");
 }
 
-CheckResult run_pc(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run(ctx, mod, size, seed, false);
-}
-CheckResult run_pc_pt(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run(ctx, mod, size, seed, true);
-}
-
 const char* const kSizes[] = {"4096 threads x 150 iterations", "16384 threads x 1000 iterations",
                               "65536 threads x 1000 iterations", "262144 threads x 4000 iterations"};
 
@@ -56,14 +49,14 @@ const WorkloadSpec& pc_workload() {
                                "compute",
                                embedded::pc_ptx,
                                {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
-                               run_pc_pt};
+                               run_variant<run, true>};
   static const WorkloadSpec spec{
       "pc",
       "pure compute: one load, a long dependent integer/f32 chain, one store per thread",
       "compute",
       embedded::pc_ptx,
       {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
-      run_pc,
+      run_variant<run, false>,
       &pt};
   return spec;
 }

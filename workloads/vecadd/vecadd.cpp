@@ -34,13 +34,6 @@ CheckResult run(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t
 
 const char* const kSizes[] = {"n=80077", "n=524365, 50 passes", "n=16777293", "n=33554509"};
 
-CheckResult run_grid(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run(ctx, mod, size, seed, false);
-}
-CheckResult run_pt(runtime::Context& ctx, runtime::Module& mod, Size size, uint64_t seed) {
-  return run(ctx, mod, size, seed, true);
-}
-
 }  // namespace
 
 const WorkloadSpec& vecadd_workload() {
@@ -49,14 +42,14 @@ const WorkloadSpec& vecadd_workload() {
                                "memory",
                                embedded::vecadd_ptx,
                                {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
-                               run_pt};
+                               run_variant<run, true>};
   static const WorkloadSpec spec{
       "vecadd",
       "element-wise vector addition, one thread per element",
       "memory",
       embedded::vecadd_ptx,
       {kSizes[0], kSizes[1], kSizes[2], kSizes[3]},
-      run_grid,
+      run_variant<run, false>,
       &pt};
   return spec;
 }
