@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "gpumux/cli/commands.h"
+#include "gpumux/cli/huge_pages.h"
 #include "gpumux/core/error.h"
 #include "gpumux/multitask/baseline_cache.h"
 
@@ -21,6 +22,7 @@ int& exit_code() {
 }  // namespace gpumux::cli
 
 int main(int argc, char** argv) {
+  gpumux::cli::use_huge_pages(argv);
   CLI::App app{"gpumux: a cycle-level simulator of multitasking GPUs"};
   app.require_subcommand(1, 1);  // a bare `gpumux` is an error that points to --help
   // The commit names the sources; the build id (a hash of them and the
