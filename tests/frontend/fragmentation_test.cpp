@@ -1,6 +1,7 @@
 // Contiguous allocation makes placement matter: a hole left by a finished TB
 // can keep a TB out although enough shared memory is free in total, and the
-// dispatcher counts it (frontend.fragmented_placements).
+// dispatcher counts it (frontend.fragmented_placements); the SM measures the
+// fragmented share and its duration (sm*.fragmentation.*, docs/two-way-allocation.md).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -38,6 +39,7 @@ struct OneSm {
   gpu::Gpu& gpu() { return timing::backend_of(*dev).gpu(); }
   const KernelRecord& record(size_t i) { return timing::backend_of(*dev).kernels().at(i); }
   uint64_t fragmented() { return gpu().stats().sum("frontend.fragmented_placements"); }
+  uint64_t sm_stat(const std::string& leaf) { return gpu().stats().sum("sm0.fragmentation." + leaf); }
 
   Config config;
   std::unique_ptr<runtime::Device> dev;
@@ -51,12 +53,21 @@ TEST(Fragmentation, AHoleKeepsOutATbThatFitsInTotal) {
   // App 3 started only when a long TB freed a contiguous 48 KB.
   EXPECT_GE(s.record(3).first_tb, std::min(s.record(0).finished, s.record(2).finished));
   EXPECT_EQ(s.gpu().stats().sum("frontend.tbs_dispatched"), 4u);
+  // One episode, from app 1's TB leaving to app 3's TB starting (to within
+  // the dispatcher's cycle), with the 48 KB free in two holes fragmented.
+  EXPECT_EQ(s.sm_stat("episodes"), 1u);
+  const uint64_t waited = s.record(3).first_tb - s.record(1).finished, cycles = s.sm_stat("cycles");
+  EXPECT_GE(cycles + 2, waited);
+  EXPECT_LE(cycles, waited + 2);
+  EXPECT_EQ(s.sm_stat("shared_byte_cycles"), cycles * (48 << 10));
+  EXPECT_EQ(s.sm_stat("register_cycles"), 0u);
 }
 
 // A 24 KB TB fits the hole: no fragmentation, and it starts there at once.
 TEST(Fragmentation, ATbThatFitsTheHoleIsNotBlocked) {
   OneSm s(24 << 10);
   EXPECT_EQ(s.fragmented(), 0u);
+  EXPECT_EQ(s.sm_stat("episodes"), 0u);
   EXPECT_LT(s.record(3).first_tb, std::min(s.record(0).finished, s.record(2).finished));
 }
 

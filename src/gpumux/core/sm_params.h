@@ -110,6 +110,7 @@ struct SmParams {
   uint32_t lsu_queue = 8;
   uint32_t mem_ops_per_warp = 8;
   uint32_t warp_context_bytes = 128;
+  uint32_t two_way_pairs = 0;
   SmLatencyParams latency;
   SmIntervalParams interval;
   SmOpcodeLatencyParams opcode_latency;
@@ -155,6 +156,11 @@ struct SmParams {
             "state a context switch saves per warp besides registers and shared memory (PC, SIMT stack, call "
             "frames, barrier state)")
         .range(0, 1 << 16);
+    d.param("two_way_pairs", &SmParams::two_way_pairs, "pairs",
+            "GPU Maestro's 2-way allocation (docs/two-way-allocation.md): registers and shared memory split into "
+            "this many equal parts, two kernels per part allocating from its opposite ends, boundary TBs "
+            "preempted first (1: 2-way, n > 1: 2n-way; 0: off, one-ended first-fit)")
+        .range(0, 64);
     d.section("latency", &SmParams::latency, "functional unit latencies");
     d.section("interval", &SmParams::interval, "functional unit initiation intervals (per sub-core)");
     d.section("opcode_latency", &SmParams::opcode_latency,

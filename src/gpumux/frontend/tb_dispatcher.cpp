@@ -138,9 +138,11 @@ bool TbDispatcher::place_one(Running& r, sm::Sm& s, Cycle now, uint64_t& tb) {
   sm::KernelInstance& k = *r.kernel;
   if (!reserved_for_events_.empty() && reserved_for_events_[s.id()] != k.event) return false;
   const bool fits = s.fits(k);
-  if (!fits && s.fits_if_contiguous(k)) fragmented_[k.key].add();
+  const bool fragmented = !fits && s.fits_if_contiguous(k);
+  if (fragmented) fragmented_[k.key].add();
   uint32_t mine = s.resident_tbs(k.id);
   if (mine >= policy_->quota(k, s.id()) || (policy_->exclusive_sms() && s.resident_tbs() != mine)) return false;
+  if (fragmented && !refused_by_fragmentation_) refused_by_fragmentation_ = &k;
   auto resume = [&](std::deque<sm::PreemptedTb>::iterator it) {
     tb = it->index;
     s.resume_tb(k, std::move(*it));
@@ -204,6 +206,8 @@ Cycle TbDispatcher::tick(Cycle now) {
   size_t n = sms_.size();
   for (size_t i = 0; i < n; ++i) {
     sm::Sm& s = *sms_[(next_sm_ + i) % n];
+    refused_by_fragmentation_ = nullptr;
+    bool placed_here = false;
     for (Running* r : active_) {
       uint64_t tb = 0;
       if (!r->tbs_left()) continue;
@@ -214,11 +218,13 @@ Cycle TbDispatcher::tick(Cycle now) {
       tbs_dispatched_[r->kernel->key].add();
       if (sink_) sink_->tb_started(s.id(), *r->kernel, tb, now);
       if (p_.check_invariants) check_sm_invariants(s, *policy_, active_kernels());
-      placed = true;
+      placed = placed_here = true;
       r->kernel->all_placed = !r->tbs_left();
       last_dispatched |= r->kernel->all_placed;
       break;
     }
+    // After a placement the SM is offered TBs again next cycle.
+    if (!placed_here) s.fragmentation_verdict(refused_by_fragmentation_);
   }
   next_sm_ = (next_sm_ + 1) % std::max<size_t>(n, 1);
   if (event_mechanism_) preempt_for_events(now);

@@ -314,6 +314,8 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   // Placements refused only because the free registers or shared memory of
   // the SM were not contiguous (first-fit allocation leaves holes).
   KeyedCounter fragmented_;
+  // The first kernel refused by fragmentation on the SM being offered TBs.
+  const sm::KernelInstance* refused_by_fragmentation_ = nullptr;
 };
 
 }  // namespace gpumux::frontend

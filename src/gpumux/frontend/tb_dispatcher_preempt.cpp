@@ -103,6 +103,8 @@ void TbDispatcher::request_preemption(sm::Sm& s, Running& victim, uint32_t n, Cy
                                       const PreemptionMechanism* m) {
   const sm::KernelInstance& k = *victim.kernel;
   if (!m) m = mechanism_.get();
+  // 2-way allocation: the mechanism only chooses how the boundary TBs leave.
+  if (s.fixed_preemption_order() && resident_scratch_.size() > n) resident_scratch_.resize(n);
   choice_scratch_.clear();
   m->choose(resident_scratch_, n, k, estimates_, choice_scratch_);
   if (choice_scratch_.empty()) return;

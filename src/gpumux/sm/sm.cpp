@@ -46,6 +46,7 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
       listener_(listener),
       regs_(p.registers),
       smem_(p.shared_mem_bytes) {
+  if (p.two_way_pairs > 0) two_way_ = std::make_unique<TwoWayAllocation>(p.two_way_pairs);
   warps_.resize(p.warp_slots);
   mem_ops_full_ = uint32_t((1ull << p.mem_ops_per_warp) - 1);
   tbs_.resize(p.tb_slots);
@@ -95,6 +96,7 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
             "TBs resumed on this SM with their parked shared memory (neither saved nor restored)");
   stats.add(pre + "preempt.shared_evictions", stats_.shared_evictions,
             "parked shared memory written back to the save area (space needed, or the TB resumes elsewhere)");
+  register_fragmentation_stats(stats, pre);
 }
 
 Sm::~Sm() = default;
@@ -111,15 +113,23 @@ bool Sm::slots_fit(const TbNeeds& n) const {
   return tbs_used_ < p_.tb_slots && warps_used_ + n.warps <= p_.warp_slots && threads_used_ + n.threads <= p_.max_threads;
 }
 
+bool Sm::pool_fits(const RangeAllocator& pool, const KernelInstance& k, uint32_t size) const {
+  return two_way_ ? two_way_->fits(regs_, smem_, pool, k.id, size) : pool.fits(size);
+}
+
+Range Sm::take(RangeAllocator& pool, const KernelInstance& k, uint32_t size) {
+  return two_way_ ? two_way_->allocate(regs_, smem_, pool, k.id, size) : *pool.allocate(size);
+}
+
 bool Sm::fits(const KernelInstance& k) const {
   const TbNeeds& n = k.needs;
-  return slots_fit(n) && regs_.fits(n.registers) && smem_.fits(n.shared_bytes);
+  return slots_fit(n) && pool_fits(regs_, k, n.registers) && pool_fits(smem_, k, n.shared_bytes);
 }
 
 bool Sm::fits_if_contiguous(const KernelInstance& k) const {
   const TbNeeds& n = k.needs;
   return slots_fit(n) && regs_.used() + n.registers <= regs_.capacity() &&
-         smem_.used() + n.shared_bytes <= smem_.capacity();
+         smem_.used() + n.shared_bytes <= smem_.capacity() && (!two_way_ || two_way_->has_end(regs_, smem_, k.id));
 }
 
 uint32_t Sm::resident_tbs(uint32_t kernel_id) const {
@@ -157,8 +167,8 @@ uint16_t Sm::occupy_tb_slot(KernelInstance& k, uint64_t tb_index, std::unique_pt
   t.used = true;
   t.kernel = &k;
   t.index = tb_index;
-  t.regs = *regs_.allocate(k.needs.registers);
-  t.smem = smem ? *smem : *smem_.allocate(k.needs.shared_bytes);
+  t.regs = take(regs_, k, k.needs.registers);
+  t.smem = smem ? *smem : take(smem_, k, k.needs.shared_bytes);
   t.tb = std::move(tb);
   t.tb->set_clock_source(&clock_now_);
   t.phase = phase;

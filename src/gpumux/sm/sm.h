@@ -36,6 +36,7 @@
 #include "gpumux/sm/operand_collector.h"
 #include "gpumux/sm/preemption.h"
 #include "gpumux/sm/range_allocator.h"
+#include "gpumux/sm/two_way_allocation.h"
 #include "gpumux/sm/warp_scheduler/quota_warp_scheduler.h"
 #include "gpumux/sm/warp_scheduler/warp_scheduler.h"
 
@@ -87,6 +88,8 @@ struct SmStats {
   KeyedCounter shared_parked, shared_resumed_in_place, shared_evictions;
   // Warp-level events (sm_event_warps.cpp), keyed by the event kernel / the victim's kernel.
   KeyedCounter event_warps_free, event_warps_preempting, victim_warps, victim_register_saves;
+  // Fragmentation (sm_fragmentation.cpp), keyed by the kernel refused.
+  KeyedCounter fragmented_cycles, fragmented_register_cycles, fragmented_shared_byte_cycles, fragmentation_episodes;
 };
 
 class Sm : public Component, public mem::MemSink {
@@ -106,8 +109,11 @@ class Sm : public Component, public mem::MemSink {
   uint16_t start_tb(KernelInstance& k, uint64_t tb_index);
 
   // Preemption (preemption.h, sm_preempt.cpp).
-  // The resident TBs of kernel `kernel_id`, by slot.
+  // The resident TBs of kernel `kernel_id`, by slot; under 2-way allocation,
+  // in its fixed preemption order (boundary TBs first).
   void resident_tbs(uint32_t kernel_id, std::vector<ResidentTb>& out) const;
+  // Whether preemptions must take resident_tbs()'s first TBs (2-way allocation).
+  bool fixed_preemption_order() const;
   // Starts taking the TB in `slot` off the SM. Drain only marks it. A TB
   // whose warps have all exited, and Flush of a TB that is not idempotent,
   // drain instead; a TB marked to drain may later be switched or flushed
@@ -158,6 +164,12 @@ class Sm : public Component, public mem::MemSink {
   // Enters the event warp of `k` (one TB of one warp) into the PEWT: it
   // starts in a free slot, or preempts a victim, or waits for either.
   void submit_event_warp(KernelInstance& k);
+  // The front end's verdict after offering this SM a TB of each kernel that
+  // may place one here: `refused` is the first refused only because free
+  // registers or shared memory are not contiguous (in its safe launch region
+  // under 2-way allocation), null if none. Until the next verdict, the free
+  // units of the pool(s) that refused it count as fragmented (sm_fragmentation.cpp).
+  void fragmentation_verdict(const KernelInstance* refused);
   const RangeAllocator& register_file() const { return regs_; }
   const RangeAllocator& shared_memory() const { return smem_; }
 
@@ -302,6 +314,10 @@ class Sm : public Component, public mem::MemSink {
 
   // A TB slot, its warps and its threads are free.
   bool slots_fit(const TbNeeds& n) const;
+  // `size` units of `pool` for one TB of `k`: first-fit, or within its safe
+  // launch region under 2-way allocation.
+  bool pool_fits(const RangeAllocator& pool, const KernelInstance& k, uint32_t size) const;
+  Range take(RangeAllocator& pool, const KernelInstance& k, uint32_t size);
 
   // Issue.
   void compute_ready(WarpSlot& w, Cycle now);
@@ -365,6 +381,7 @@ class Sm : public Component, public mem::MemSink {
   std::vector<ParkedShared>::iterator find_parked(uint32_t kernel_id, uint64_t tb_index);
   std::vector<ParkedShared>::const_iterator find_parked(uint32_t kernel_id, uint64_t tb_index) const;
   void account_until(Cycle now);
+  void register_fragmentation_stats(StatRegistry& stats, const std::string& pre);
   void account_residency(Cycle now);
 
   // Load/store unit (sm_lsu.cpp).
@@ -379,6 +396,7 @@ class Sm : public Component, public mem::MemSink {
   SmStats stats_;
 
   RangeAllocator regs_, smem_;
+  std::unique_ptr<TwoWayAllocation> two_way_;  // null: off (sm.two_way_pairs = 0)
   uint32_t tbs_used_ = 0, warps_used_ = 0, threads_used_ = 0;
   std::vector<WarpSlot> warps_;
   uint32_t mem_ops_full_ = 0;  // mem_ops_used when every MemOp entry of a warp is in use
@@ -398,6 +416,13 @@ class Sm : public Component, public mem::MemSink {
   std::vector<LsuEntry> lsu_;  // ring buffer of sm.lsu_queue entries, grown to its deepest use
   size_t lsu_head_ = 0, lsu_count_ = 0;
   Cycle smem_free_ = 0;  // shared-memory banks busy until
+
+  // The fragmentation episode under way (key kNoKey: none), since when, and the free units it holds.
+  struct Fragmentation {
+    StatKey key = kNoKey;
+    Cycle since = 0;
+    uint32_t registers = 0, shared_bytes = 0;
+  } fragmentation_;
 
   // Accounting of slept cycles.
   Cycle accounted_ = 0;   // cycles before this one are accounted

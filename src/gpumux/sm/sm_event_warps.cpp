@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "gpumux/core/error.h"
 #include "gpumux/sm/event_warp_table.h"
 #include "gpumux/sm/sm.h"
 
@@ -24,6 +25,8 @@ const char* preempt_wait_name(PreemptWait w) {
 
 
 void Sm::enable_event_warps(const EdgeParams& p, EventWarpListener& listener) {
+  // Event warps take registers from anywhere in the file (a victim's included).
+  if (two_way_) throw LoadError("sm.two_way_pairs cannot be combined with warp-level events (an [edge] section)");
   events_ = std::make_unique<EventWarpTable>();
   events_->p = p;
   events_->listener = &listener;

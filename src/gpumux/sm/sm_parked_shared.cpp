@@ -38,19 +38,23 @@ uint32_t Sm::parked_shared_bytes() const {
 
 bool Sm::fits_parked(const KernelInstance& k, uint64_t tb_index) const {
   auto it = find_parked(k.id, tb_index);
-  return it != parked_.end() && !it->evicting && slots_fit(k.needs) && regs_.fits(k.needs.registers);
+  return it != parked_.end() && !it->evicting && slots_fit(k.needs) && pool_fits(regs_, k, k.needs.registers);
 }
 
 void Sm::make_room(const KernelInstance& k) {
   const TbNeeds& n = k.needs;
-  if (parked_.empty() || !slots_fit(n) || !regs_.fits(n.registers) || smem_.fits(n.shared_bytes)) return;
+  if (parked_.empty() || !slots_fit(n) || !pool_fits(regs_, k, n.registers) || pool_fits(smem_, k, n.shared_bytes))
+    return;
   // The shared memory as it will be once the evictions under way and the
   // ones started here are done.
   RangeAllocator after = smem_;
   for (const ParkedShared& p : parked_)
     if (p.evicting) after.release(p.smem);
+  auto room = [&] {
+    return two_way_ ? two_way_->fits(regs_, after, after, k.id, n.shared_bytes) : after.fits(n.shared_bytes);
+  };
   for (ParkedShared& p : parked_) {
-    if (after.fits(n.shared_bytes)) return;
+    if (room()) return;
     if (p.evicting) continue;
     after.release(p.smem);
     start_eviction(p);

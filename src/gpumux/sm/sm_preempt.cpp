@@ -85,7 +85,16 @@ void Sm::resident_tbs(uint32_t kernel_id, std::vector<ResidentTb>& out) const {
     r.draining = t.marked && t.action == PreemptAction::Drain;
     out.push_back(r);
   }
+  // 2-way allocation: boundary TBs first, against the allocation direction.
+  if (two_way_) {
+    const bool top = two_way_->from_top(regs_, smem_, kernel_id);
+    std::sort(out.begin(), out.end(), [&](const ResidentTb& a, const ResidentTb& b) {
+      return TwoWayAllocation::preempted_before(top, tbs_[a.slot].regs, tbs_[b.slot].regs);
+    });
+  }
 }
+
+bool Sm::fixed_preemption_order() const { return two_way_ != nullptr; }
 
 void Sm::preempt_tb(uint16_t ti, PreemptAction a, const ContextSaveOptions& o) {
   TbSlot& t = tbs_[ti];
