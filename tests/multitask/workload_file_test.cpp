@@ -314,7 +314,7 @@ TEST(WorkloadFile, GpuPresetNames) {
     EXPECT_NE(std::string(e.what()).find("w.toml:1: gpu: no preset named 'gtx9800'"), std::string::npos) << e.what();
   }
   EXPECT_NE(error_of("gpu = \"gtx9800\"\n[[app]]\nbenchmark = \"pc\"\n")
-                .find("w.toml:1: gpu: no preset named 'gtx9800' (built-in: edge-16sm, gtx980, "),
+                .find("w.toml:1: gpu: no preset named 'gtx9800' (built-in: a100, edge-16sm, gtx980, "),
             std::string::npos)
       << error_of("gpu = \"gtx9800\"\n[[app]]\nbenchmark = \"pc\"\n");
 }
