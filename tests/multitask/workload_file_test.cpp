@@ -265,6 +265,21 @@ TEST(WorkloadFile, MaestroKeys) {
             "w.toml:3: policy.stable_tolerance: expected a fraction in [0, 1]");
 }
 
+// time-slice: a timeslice in microseconds, switched out by context switch
+// unless another mechanism is named; the key is refused with other policies.
+TEST(WorkloadFile, TimeSliceKeys) {
+  WorkloadFile w = with_policy("name = \"time-slice\"\n");
+  EXPECT_EQ(w.policy_options.preemption.mechanism, "switch");
+  EXPECT_DOUBLE_EQ(w.policy_options.timeslice_us, 2000.0);
+  w = with_policy("name = \"time-slice\"\ntimeslice_us = 50\npreemption = \"drain\"\n");
+  EXPECT_DOUBLE_EQ(w.policy_options.timeslice_us, 50.0);
+  EXPECT_EQ(w.policy_options.preemption.mechanism, "drain");
+  EXPECT_EQ(policy_error("name = \"fcfs\"\ntimeslice_us = 50\n"),
+            "w.toml:3: policy.timeslice_us: only used with policy time-slice, not 'fcfs'");
+  EXPECT_EQ(policy_error("name = \"time-slice\"\ntimeslice_us = 0\n"),
+            "w.toml:3: policy.timeslice_us: expected microseconds in (0, 1e6]");
+}
+
 }  // namespace
 }  // namespace gpumux::multitask
 
