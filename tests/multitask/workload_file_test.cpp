@@ -280,6 +280,18 @@ TEST(WorkloadFile, TimeSliceKeys) {
             "w.toml:3: policy.timeslice_us: expected microseconds in (0, 1e6]");
 }
 
+// mps: an active-thread percentage per app (100: no limit), refused with other policies.
+TEST(WorkloadFile, MpsActiveThreadPercentage) {
+  const std::string apps = "[[app]]\nbenchmark = \"pc\"\nactive_thread_percentage = 25\n"
+                           "[[app]]\nbenchmark = \"vecadd\"\nactive_thread_percentage = 100\n";
+  WorkloadFile w = parse_workload("[policy]\nname = \"mps\"\n" + apps, "w.toml");
+  EXPECT_EQ(w.policy_options.mps_percent_by_app, (std::map<uint32_t, uint32_t>{{0, 25}}));
+  EXPECT_EQ(error_of("[policy]\nname = \"fcfs\"\n" + apps),
+            "w.toml:5: app[0].active_thread_percentage: only used with policy mps, not 'fcfs'");
+  EXPECT_EQ(error_of("[policy]\nname = \"mps\"\n[[app]]\nbenchmark = \"pc\"\nactive_thread_percentage = 0\n"),
+            "w.toml:5: app[0].active_thread_percentage: 0 is outside [1, 100]");
+}
+
 }  // namespace
 }  // namespace gpumux::multitask
 

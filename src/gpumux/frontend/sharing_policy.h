@@ -28,6 +28,7 @@
 //   dss            Dynamic Spatial Sharing: SM tokens per kernel (thesis algorithm 1)
 //   maestro        GPU Maestro: per epoch, spatial or SMK by direct measurement on dedicated/trial SMs (ASPLOS'17)
 //   time-slice     contexts take turns on the whole GPU, one timeslice each (several processes, no MPS)
+//   mps            Multi-Process Service: as fcfs, a client with an active-thread percentage on that share of SMs
 #pragma once
 
 #include <cstdint>
@@ -79,6 +80,8 @@ struct PolicyOptions {
   // recommends for medium-priority contexts (DRIVE OS Linux SDK, "Setting the
   // Timeslice"; the driver's minimum is 1 ms).
   double timeslice_us = 2000;
+  // mps: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of the clients that set one below 100, by app id.
+  std::map<uint32_t, uint32_t> mps_percent_by_app;
 };
 
 class SharingPolicy {

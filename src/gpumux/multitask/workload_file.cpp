@@ -471,6 +471,12 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
         t.fail(*b, "warp_budget",
                fmt::format("only used with sm.warp_scheduler = \"qaws\" (this workload's GPU has '{}')", qaws_scheduler));
     }
+    if (auto pct = t.integer("active_thread_percentage", 1, 100)) {
+      if (w.policy != "mps")
+        t.fail(*t.node("active_thread_percentage"), "active_thread_percentage",
+               fmt::format("only used with policy mps, not '{}'", w.policy));
+      if (*pct < 100) w.policy_options.mps_percent_by_app[uint32_t(i)] = uint32_t(*pct);
+    }
     a.seed = uint64_t(t.integer("seed", 0, int64_t(1) << 62).value_or(int64_t(seed + i)));
     if (auto n = t.get<std::string>("name", "a string")) {
       if (n->empty()) t.fail(*t.node("name"), "name", "must not be empty");
