@@ -45,10 +45,11 @@ TEST(MpsRun, APercentageCapsTheClientsSms) {
   EXPECT_EQ(sms_used(r, "hotspot", 8).size(), 8u);
 }
 
-// Percentages summing to 100 give disjoint SMs, the second client's range
-// starting where the first one's ends; a share is rounded up to whole SMs.
-TEST(MpsRun, LimitsSummingToAHundredAreDisjoint) {
-  RunResult r = run_pair({{0, 20}, {1, 80}});  // ceil(1.6) = 2 and ceil(6.4) = 7 of 8 SMs: the range wraps to SM 0
+// Each limited client's range starts where the previous one's ends, and a
+// share is rounded up to whole SMs: 20% and 80% of 8 SMs are 2 and 7 SMs,
+// so the second range wraps around onto the first one's SM 0.
+TEST(MpsRun, RangesFollowEachOtherAndWrapAround) {
+  RunResult r = run_pair({{0, 20}, {1, 80}});
   EXPECT_EQ(sms_used(r, "sgemm", 8), (std::set<uint32_t>{0, 1}));
   EXPECT_EQ(sms_used(r, "hotspot", 8), (std::set<uint32_t>{2, 3, 4, 5, 6, 7, 0}));
 }

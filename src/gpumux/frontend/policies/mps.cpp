@@ -5,8 +5,8 @@
 // (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, Volta MPS execution resource
 // provisioning). Which SMs a limited client gets is not published: the model
 // gives each one a contiguous range starting where the previous limited
-// client's ends (wrapping around), so limits that sum to at most 100% are
-// disjoint; clients without a limit use every SM.
+// client's ends (wrapping around), so limited clients whose SM counts sum to
+// at most the GPU's are disjoint; clients without a limit use every SM.
 #include <algorithm>
 #include <cmath>
 
