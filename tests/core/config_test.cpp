@@ -36,7 +36,7 @@ TEST(Config, DefaultsAreValid) {
 }
 
 TEST(Config, PresetsLoadAndMatchTheirGpus) {
-  for (const char* name : {"gtx980", "k20c", "isca17-16sm", "isca17-56sm", "titanv", "edge-16sm"}) {
+  for (const char* name : {"gtx980", "k20c", "isca17-16sm", "isca17-56sm", "titanv", "edge-16sm", "a100", "h100"}) {
     SCOPED_TRACE(name);
     Config c = Config::build(kSourceDir / "configs" / (std::string(name) + ".toml"), {});
     EXPECT_EQ(c.values().gpu.name, name);
@@ -62,6 +62,17 @@ TEST(Config, PresetsLoadAndMatchTheirGpus) {
   Config edge = Config::build(kSourceDir / "configs/edge-16sm.toml", {});
   EXPECT_EQ(edge.values().sm.tb_slots, 16u);
   EXPECT_EQ(edge.values().l1d.size_kb, 64u);
+  // The whitepapers' figures: SMs, peak DRAM bandwidth, L2 and the L1 + shared array.
+  Config a100 = Config::build(kSourceDir / "configs/a100.toml", {});
+  EXPECT_EQ(a100.values().gpu.num_sms, 108u);
+  EXPECT_NEAR(peak_gbs(a100.values()), 1555.0, 1.0);
+  EXPECT_EQ(a100.values().l2.size_kb, 40u * 1024);
+  EXPECT_EQ(a100.values().sm.shared_mem_bytes / 1024 + a100.values().l1d.size_kb, 192u);
+  Config h100 = Config::build(kSourceDir / "configs/h100.toml", {});
+  EXPECT_EQ(h100.values().gpu.num_sms, 132u);
+  EXPECT_NEAR(peak_gbs(h100.values()), 3350.0, 5.0);
+  EXPECT_EQ(h100.values().l2.size_kb, 50u * 1024);
+  EXPECT_EQ(h100.values().sm.shared_mem_bytes / 1024 + h100.values().l1d.size_kb, 256u);
 }
 
 TEST(Config, UnknownKeyNamesKeyFileAndLine) {

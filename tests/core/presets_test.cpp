@@ -121,8 +121,8 @@ TEST_F(Presets, UnknownNamesListTheBuiltInOnes) {
     gpu::load_config("gtx9800");
     FAIL() << "no error";
   } catch (const LoadError& e) {
-    EXPECT_NE(std::string(e.what()).find("no config file or preset named 'gtx9800' (built-in presets: edge-16sm, "
-                                         "gtx980, isca17-16sm, isca17-56sm, k20c, titanv;"),
+    EXPECT_NE(std::string(e.what()).find("no config file or preset named 'gtx9800' (built-in presets: a100, "
+                                         "edge-16sm, gtx980, h100, isca17-16sm, isca17-56sm, k20c, titanv;"),
               std::string::npos)
         << e.what();
   }

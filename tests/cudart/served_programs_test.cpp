@@ -199,6 +199,40 @@ TEST_F(ServedPrograms, LateArrivalDuringALongCopyUnderPpqWithContextSwitch) {
   EXPECT_TRUE(long_copy) << r.json.at("copies");  // the arrival came while the copy was in flight
 }
 
+// Time-slicing between served programs (processes without MPS): the GPU
+// changes hands between the two programs (their kernels are short and far
+// apart, so a turn mostly ends with its holder idle rather than with a
+// context switch: tests/multitask/time_slice_run_test.cpp covers the
+// switch), and both programs pass their own checks.
+TEST_F(ServedPrograms, TimeSliceBetweenServedPrograms) {
+  ServeRun r = serve("time-slice", {"1", "2"}, {0, 1}, "", 0, "served_worker",
+                     "name = \"time-slice\"\ntimeslice_us = 0.5");
+  expect_all_passed(r, 2);
+  const nlohmann::json& ts = r.json.at("statistics").at("stats").at("frontend").at("time_slice");
+  EXPECT_GE(ts.at("turns").at("total").get<uint64_t>(), 2u) << ts;  // both programs held the GPU
+  for (const nlohmann::json& p : r.json.at("preemptions")) EXPECT_EQ(p.at("mechanism"), "switch") << p;
+}
+
+// MPS clients attached to the server: w1's active-thread percentage (25% of
+// the GTX980's 16 SMs) keeps its TBs on SMs 0-3, read from the per-SM
+// statistics; both programs pass their checks.
+TEST_F(ServedPrograms, MpsPercentageConfinesAServedProgram) {
+  ServeRun r = serve("mps", {"1", "2"}, {0, 1}, "", 0, "served_worker", "name = \"mps\"",
+                     {"active_thread_percentage = 25", ""});
+  expect_all_passed(r, 2);
+  const nlohmann::json& stats = r.json.at("statistics").at("stats");
+  std::vector<uint32_t> w1_sms, w2_sms;
+  for (uint32_t s = 0; s < 16; ++s)
+    for (const auto& [label, n] : stats.at("sm" + std::to_string(s)).at("tbs_done").at("by_key").items()) {
+      if (n.get<uint64_t>() == 0) continue;
+      if (label.starts_with("w1.")) w1_sms.push_back(s);
+      if (label.starts_with("w2.")) w2_sms.push_back(s);
+    }
+  ASSERT_FALSE(w1_sms.empty()) << r.summary;
+  EXPECT_LE(w1_sms.back(), 3u) << r.summary;
+  EXPECT_GT(w2_sms.back(), 3u) << r.summary;  // the client without a limit is not confined
+}
+
 // A program whose own check fails exits 1: its application fails, with the status.
 TEST_F(ServedPrograms, ExitStatusOfAProgramDecidesItsCheck) {
   ServeRun r = serve("exit-status", {"2", ""}, {0, 1}, "--no-baselines");  // w2 has no argument: CHECK fails

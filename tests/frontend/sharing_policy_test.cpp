@@ -33,7 +33,8 @@ std::vector<uint32_t> quotas(const SharingPolicy& p, const sm::KernelInstance& k
 TEST(SharingPolicies, RegistryKnowsEveryPolicyAndRejectsUnknownNames) {
   EXPECT_EQ(sharing_policy_names(),
             (std::vector<std::string>{"fcfs", "spatial-even", "spatial-smart", "smk-even", "smk-drf", "smk-quota",
-                                      "kernel-fcfs", "npq", "ppq", "dss", "spart", "smk-symmetric", "maestro"}));
+                                      "kernel-fcfs", "npq", "ppq", "dss", "spart", "smk-symmetric", "maestro",
+                                      "time-slice", "mps"}));
   for (const std::string& n : sharing_policy_names()) EXPECT_EQ(make_sharing_policy(n)->name(), n);
   try {
     make_sharing_policy("lottery");

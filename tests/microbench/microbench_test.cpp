@@ -223,6 +223,32 @@ TEST(Microbench, TitanvSuiteAgreesWithItsParametersAndIsPinnedMedium) {
   expect_published_or_declared("titanv", v);
 }
 
+// The A100 and H100 presets: only the measurements with a published value
+// (the whole suite moves tens of MB through a 40-50 MB L2: too slow for CI),
+// pinned, and within 10% of the published value or declared.
+TEST(Microbench, AmpereAndHopperPublishedRowsArePinned) {
+  const std::map<std::string, std::map<std::string, double>> pinned = {
+      {"a100",
+       {{"fp32_throughput", 63.4136},
+        {"int_throughput", 61.0685},
+        {"fp64_throughput", 31.8025},
+        {"mma_throughput", 993.4401},
+        {"dram_read_bw", 1199.0295}}},
+      {"h100",
+       {{"fp32_throughput", 121.5881},
+        {"int_throughput", 61.0685},
+        {"fp64_throughput", 63.0362},
+        {"dram_read_bw", 2345.0834}}}};
+  for (const auto& [preset, values] : pinned) {
+    SCOPED_TRACE(preset);
+    std::vector<std::string> only;
+    for (const auto& [name, p] : published_values(preset)) only.push_back(name);
+    std::map<std::string, double> v = by_name(run_suite(gpu::load_config(preset).values(), 1, only));
+    expect_pinned(v, values);
+    expect_published_or_declared(preset, v);
+  }
+}
+
 // The latencies follow the parameters, not the presets: changed parameters
 // move the measurements by exactly the change.
 TEST(Microbench, LatenciesFollowChangedParameters) {
@@ -274,7 +300,7 @@ TEST(Microbench, TbLaunchLatencyDelaysEachKernelsTb) {
 }
 
 TEST(Microbench, PublishedValuesNameMeasurementsAndCiteASource) {
-  for (const char* preset : {"titanv", "gtx980", "k20c"}) {
+  for (const char* preset : {"titanv", "gtx980", "k20c", "a100", "h100"}) {
     std::map<std::string, Published> pub = published_values(preset);
     EXPECT_FALSE(pub.empty()) << preset;
     for (const auto& [name, p] : pub) {

@@ -265,6 +265,33 @@ TEST(WorkloadFile, MaestroKeys) {
             "w.toml:3: policy.stable_tolerance: expected a fraction in [0, 1]");
 }
 
+// time-slice: a timeslice in microseconds, switched out by context switch
+// unless another mechanism is named; the key is refused with other policies.
+TEST(WorkloadFile, TimeSliceKeys) {
+  WorkloadFile w = with_policy("name = \"time-slice\"\n");
+  EXPECT_EQ(w.policy_options.preemption.mechanism, "switch");
+  EXPECT_DOUBLE_EQ(w.policy_options.timeslice_us, 2000.0);
+  w = with_policy("name = \"time-slice\"\ntimeslice_us = 50\npreemption = \"drain\"\n");
+  EXPECT_DOUBLE_EQ(w.policy_options.timeslice_us, 50.0);
+  EXPECT_EQ(w.policy_options.preemption.mechanism, "drain");
+  EXPECT_EQ(policy_error("name = \"fcfs\"\ntimeslice_us = 50\n"),
+            "w.toml:3: policy.timeslice_us: only used with policy time-slice, not 'fcfs'");
+  EXPECT_EQ(policy_error("name = \"time-slice\"\ntimeslice_us = 0\n"),
+            "w.toml:3: policy.timeslice_us: expected microseconds in (0, 1e6]");
+}
+
+// mps: an active-thread percentage per app (100: no limit), refused with other policies.
+TEST(WorkloadFile, MpsActiveThreadPercentage) {
+  const std::string apps = "[[app]]\nbenchmark = \"pc\"\nactive_thread_percentage = 25\n"
+                           "[[app]]\nbenchmark = \"vecadd\"\nactive_thread_percentage = 100\n";
+  WorkloadFile w = parse_workload("[policy]\nname = \"mps\"\n" + apps, "w.toml");
+  EXPECT_EQ(w.policy_options.mps_percent_by_app, (std::map<uint32_t, uint32_t>{{0, 25}}));
+  EXPECT_EQ(error_of("[policy]\nname = \"fcfs\"\n" + apps),
+            "w.toml:5: app[0].active_thread_percentage: only used with policy mps, not 'fcfs'");
+  EXPECT_EQ(error_of("[policy]\nname = \"mps\"\n[[app]]\nbenchmark = \"pc\"\nactive_thread_percentage = 0\n"),
+            "w.toml:5: app[0].active_thread_percentage: 0 is outside [1, 100]");
+}
+
 }  // namespace
 }  // namespace gpumux::multitask
 
@@ -314,7 +341,7 @@ TEST(WorkloadFile, GpuPresetNames) {
     EXPECT_NE(std::string(e.what()).find("w.toml:1: gpu: no preset named 'gtx9800'"), std::string::npos) << e.what();
   }
   EXPECT_NE(error_of("gpu = \"gtx9800\"\n[[app]]\nbenchmark = \"pc\"\n")
-                .find("w.toml:1: gpu: no preset named 'gtx9800' (built-in: edge-16sm, gtx980, "),
+                .find("w.toml:1: gpu: no preset named 'gtx9800' (built-in: a100, edge-16sm, gtx980, "),
             std::string::npos)
       << error_of("gpu = \"gtx9800\"\n[[app]]\nbenchmark = \"pc\"\n");
 }

@@ -35,7 +35,8 @@ TEST_P(PresetValidation, StreamingReachesDramBandwidth) {
 INSTANTIATE_TEST_SUITE_P(EveryPreset, PresetValidation,
                          ::testing::Values(StreamCase{"gtx980", 0.70}, StreamCase{"isca17-16sm", 0.70},
                                            StreamCase{"isca17-56sm", 0.62}, StreamCase{"titanv", 0.70},
-                                           StreamCase{"edge-16sm", 0.70}, StreamCase{"k20c", 0.70}),
+                                           StreamCase{"edge-16sm", 0.70}, StreamCase{"k20c", 0.70},
+                                           StreamCase{"a100", 0.70}, StreamCase{"h100", 0.70}),
                          [](const auto& info) {
                            std::string s = info.param.preset;
                            std::erase(s, '-');

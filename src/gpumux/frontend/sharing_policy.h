@@ -27,6 +27,8 @@
 //   ppq            preemptive priority queues: SMs are taken from lower-priority kernels
 //   dss            Dynamic Spatial Sharing: SM tokens per kernel (thesis algorithm 1)
 //   maestro        GPU Maestro: per epoch, spatial or SMK by direct measurement on dedicated/trial SMs (ASPLOS'17)
+//   time-slice     contexts take turns on the whole GPU, one timeslice each (several processes, no MPS)
+//   mps            Multi-Process Service: as fcfs, a client with an active-thread percentage on that share of SMs
 #pragma once
 
 #include <cstdint>
@@ -74,6 +76,12 @@ struct PolicyOptions {
   uint32_t num_apps = 1;                         // dss: applications sharing the GPU (equal shares)
   std::set<uint32_t> qos_apps;                   // smk-symmetric: app ids with a QoS goal
   MaestroOptions maestro;
+  // time-slice: length of a context's turn. Default: the 2 ms upper bound NVIDIA
+  // recommends for medium-priority contexts (DRIVE OS Linux SDK, "Setting the
+  // Timeslice"; the driver's minimum is 1 ms).
+  double timeslice_us = 2000;
+  // mps: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of the clients that set one below 100, by app id.
+  std::map<uint32_t, uint32_t> mps_percent_by_app;
 };
 
 class SharingPolicy {
@@ -115,6 +123,8 @@ class SharingPolicy {
   virtual bool has_epochs() const { return false; }
   virtual EpochStep epoch(Cycle, std::span<const ActiveKernel>, std::span<sm::Sm* const>, bool) { return {}; }
   virtual void register_stats(StatRegistry&) {}
+  // The core clock, for policies whose options are times (time-slice).
+  virtual void set_core_clock(double /*core_mhz*/) {}
 
   const PreemptionOptions& preemption() const { return preemption_; }
   void set_preemption(PreemptionOptions o) { preemption_ = std::move(o); }

@@ -61,6 +61,7 @@ void TbDispatcher::set_preemption_clock(double core_mhz, double sm_bytes_per_cyc
   estimates_.live_registers_only = o.save.live_registers_only;
   estimates_.lazy_shared = o.save.lazy_shared;
   switch_after_ = Cycle(std::llround(o.switch_after_us * core_mhz));
+  policy_->set_core_clock(core_mhz);
 }
 
 void TbDispatcher::reclaim(Cycle now) {

@@ -271,6 +271,7 @@ namespace {
 void parse_preemption(StrictTable& pt, WorkloadFile& w) {
   frontend::PreemptionOptions& po = w.policy_options.preemption;
   if (w.policy == "maestro") po.mechanism = "chimera";  // GPU Maestro repartitions with Chimera (ASPLOS'17 4.1)
+  if (w.policy == "time-slice") po.mechanism = "switch";  // a timeslice ends with a context switch (docs/sharing-modes.md)
   if (auto m = pt.get<std::string>("preemption", "a preemption mechanism name")) {
     auto known = frontend::preemption_mechanism_names();
     if (std::find(known.begin(), known.end(), *m) == known.end())
@@ -310,7 +311,7 @@ void parse_preemption(StrictTable& pt, WorkloadFile& w) {
   }
 }
 
-// maestro's keys of [policy] (docs/maestro.md), refused with another policy.
+// maestro's keys of [policy] (docs/maestro.md) and time-slice's, refused with another policy.
 void parse_maestro(StrictTable& pt, WorkloadFile& w) {
   frontend::MaestroOptions& mo = w.policy_options.maestro;
   for (const char* key : {"epoch_cycles", "objective", "rededicate_every", "stable_tolerance"})
@@ -324,6 +325,12 @@ void parse_maestro(StrictTable& pt, WorkloadFile& w) {
   if (auto t = pt.get<double>("stable_tolerance", "a fraction")) {
     if (!(*t >= 0 && *t <= 1)) pt.fail(*pt.node("stable_tolerance"), "stable_tolerance", "expected a fraction in [0, 1]");
     mo.stable_tolerance = *t;
+  }
+  if (auto t = pt.get<double>("timeslice_us", "a number of microseconds")) {
+    if (w.policy != "time-slice")
+      pt.fail(*pt.node("timeslice_us"), "timeslice_us", fmt::format("only used with policy time-slice, not '{}'", w.policy));
+    if (!(*t > 0 && *t <= 1e6)) pt.fail(*pt.node("timeslice_us"), "timeslice_us", "expected microseconds in (0, 1e6]");
+    w.policy_options.timeslice_us = *t;
   }
 }
 
@@ -463,6 +470,12 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
       if (qaws_scheduler != "qaws")
         t.fail(*b, "warp_budget",
                fmt::format("only used with sm.warp_scheduler = \"qaws\" (this workload's GPU has '{}')", qaws_scheduler));
+    }
+    if (auto pct = t.integer("active_thread_percentage", 1, 100)) {
+      if (w.policy != "mps")
+        t.fail(*t.node("active_thread_percentage"), "active_thread_percentage",
+               fmt::format("only used with policy mps, not '{}'", w.policy));
+      if (*pct < 100) w.policy_options.mps_percent_by_app[uint32_t(i)] = uint32_t(*pct);
     }
     a.seed = uint64_t(t.integer("seed", 0, int64_t(1) << 62).value_or(int64_t(seed + i)));
     if (auto n = t.get<std::string>("name", "a string")) {

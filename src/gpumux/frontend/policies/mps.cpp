@@ -1,0 +1,53 @@
+// mps: NVIDIA's Multi-Process Service. The clients' kernels run in one
+// context and share the SMs as fcfs kernels do (each may fill the resources
+// the earlier ones leave), and a client with an active-thread percentage p
+// below 100 places TBs on ceil(p x SMs / 100) SMs only
+// (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, Volta MPS execution resource
+// provisioning). Which SMs a limited client gets is not published: the model
+// gives each one a contiguous range starting where the previous limited
+// client's ends (wrapping around), so limited clients whose SM counts sum to
+// at most the GPU's are disjoint; clients without a limit use every SM.
+#include <algorithm>
+#include <cmath>
+
+#include "gpumux/frontend/sharing_policy.h"
+
+namespace gpumux::frontend {
+namespace {
+
+class MpsPolicy final : public SharingPolicy {
+ public:
+  explicit MpsPolicy(std::map<uint32_t, uint32_t> percent_by_app) : percent_by_app_(std::move(percent_by_app)) {}
+  std::string_view name() const override { return "mps"; }
+
+  void repartition(std::span<const ActiveKernel>, std::span<sm::Sm* const> sms) override {
+    if (sms.size() == num_sms_) return;  // the ranges depend on the SM count only
+    num_sms_ = uint32_t(sms.size());
+    ranges_.clear();
+    uint32_t next = 0;
+    for (const auto& [app, percent] : percent_by_app_) {
+      uint32_t count = std::clamp<uint32_t>(uint32_t(std::ceil(percent * double(num_sms_) / 100.0)), 1, num_sms_);
+      ranges_[app] = {next, count};
+      next = (next + count) % num_sms_;
+    }
+  }
+  uint32_t quota(const sm::KernelInstance& k, uint32_t sm) const override {
+    auto it = ranges_.find(k.app);
+    if (it == ranges_.end()) return kUnlimited;
+    auto [first, count] = it->second;
+    return (sm + num_sms_ - first) % num_sms_ < count ? kUnlimited : 0;
+  }
+
+ private:
+  std::map<uint32_t, uint32_t> percent_by_app_;       // limited clients only (below 100)
+  uint32_t num_sms_ = 0;
+  std::map<uint32_t, std::pair<uint32_t, uint32_t>> ranges_;  // app -> first SM, SM count
+};
+
+}  // namespace
+
+std::unique_ptr<SharingPolicy> make_mps(const PolicyOptions& o) {
+  return std::make_unique<MpsPolicy>(o.mps_percent_by_app);
+}
+
+}  // namespace gpumux::frontend

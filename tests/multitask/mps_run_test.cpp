@@ -1,0 +1,58 @@
+// The sharing policy mps end to end: a client's active-thread percentage caps
+// the SMs its kernels run on, read back from the per-SM statistics (TBs
+// completed per SM and kernel), and both clients pass their CPU checks.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "multitask/run_test_util.h"
+
+namespace gpumux::multitask {
+namespace {
+
+using test::benchmark_app;
+using test::expect_all_passed;
+
+// The SMs on which some kernel of application `app` completed a TB.
+std::set<uint32_t> sms_used(const RunResult& r, const std::string& app, uint32_t num_sms) {
+  std::set<uint32_t> used;
+  const nlohmann::json& stats = r.stats.at("stats");
+  for (uint32_t s = 0; s < num_sms; ++s) {
+    const nlohmann::json& by_key = stats.at("sm" + std::to_string(s)).at("tbs_done").at("by_key");
+    for (const auto& [label, n] : by_key.items())
+      if (label.starts_with(app + ".") && n.get<uint64_t>() > 0) used.insert(s);
+  }
+  return used;
+}
+
+RunResult run_pair(std::map<uint32_t, uint32_t> percent_by_app) {
+  WorkloadFile w = test::gtx980_workload({benchmark_app("sgemm"), benchmark_app("hotspot")}, "mps");
+  w.policy_options.mps_percent_by_app = std::move(percent_by_app);
+  w.overrides = {"gpu.num_sms=8", "frontend.check_invariants=true"};
+  RunOptions o;
+  o.baselines = false;
+  RunResult r = run_workload(w, o);
+  expect_all_passed(r);
+  return r;
+}
+
+// 25% of 8 SMs: sgemm's TBs run on 2 SMs, hotspot (no limit) on every SM.
+TEST(MpsRun, APercentageCapsTheClientsSms) {
+  RunResult r = run_pair({{0, 25}});
+  EXPECT_EQ(sms_used(r, "sgemm", 8), (std::set<uint32_t>{0, 1}));
+  EXPECT_EQ(sms_used(r, "hotspot", 8).size(), 8u);
+}
+
+// Each limited client's range starts where the previous one's ends, and a
+// share is rounded up to whole SMs: 20% and 80% of 8 SMs are 2 and 7 SMs,
+// so the second range wraps around onto the first one's SM 0.
+TEST(MpsRun, RangesFollowEachOtherAndWrapAround) {
+  RunResult r = run_pair({{0, 20}, {1, 80}});
+  EXPECT_EQ(sms_used(r, "sgemm", 8), (std::set<uint32_t>{0, 1}));
+  EXPECT_EQ(sms_used(r, "hotspot", 8), (std::set<uint32_t>{2, 3, 4, 5, 6, 7, 0}));
+}
+
+}  // namespace
+}  // namespace gpumux::multitask
