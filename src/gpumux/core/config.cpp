@@ -27,6 +27,7 @@ void GpuConfig::declare(ParamDecl<GpuConfig>& d) {
   d.section("l2", &GpuConfig::l2, "L2 cache (split into one slice per memory partition)");
   d.section("address_map", &GpuConfig::address_map, "mapping of addresses to memory partitions");
   d.section("dram", &GpuConfig::dram, "DRAM channel (one per memory partition)");
+  d.section("vm", &GpuConfig::vm, "virtual memory: TLBs, page-table walkers, demand paging (docs/virtual-memory.md)");
   d.section("qos", &GpuConfig::qos, "QoS management inside the SMs (epoch controller, quota schemes)");
   d.section("sim", &GpuConfig::sim, "simulation control");
   d.check([](const GpuConfig& c) -> std::string {
