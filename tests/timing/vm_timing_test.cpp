@@ -71,6 +71,12 @@ TEST(VmWorkload, DemandPagingWithoutTranslationIsRejected) {
   EXPECT_THROW(Config::build(std::string(GPUMUX_SOURCE_DIR) + "/configs/thesis-ch6.toml",
                              std::vector<std::string>{"vm.translation=false", "vm.demand_paging=true"}),
                std::exception);
+  // A fault the watchdog would take for a deadlock (100 us at 1 GHz is its limit).
+  EXPECT_THROW(Config::build(std::string(GPUMUX_SOURCE_DIR) + "/configs/thesis-ch6.toml",
+                             std::vector<std::string>{"vm.demand_paging=true", "vm.fault_us=100"}),
+               std::exception);
+  EXPECT_NO_THROW(Config::build(std::string(GPUMUX_SOURCE_DIR) + "/configs/thesis-ch6.toml",
+                                std::vector<std::string>{"vm.demand_paging=true", "vm.fault_us=25"}));
 }
 
 }  // namespace
