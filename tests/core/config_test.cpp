@@ -36,7 +36,7 @@ TEST(Config, DefaultsAreValid) {
 }
 
 TEST(Config, PresetsLoadAndMatchTheirGpus) {
-  for (const char* name : {"gtx980", "k20c", "isca17-16sm", "isca17-56sm", "titanv", "edge-16sm", "a100", "h100"}) {
+  for (const char* name : {"gtx980", "k20c", "isca17-16sm", "isca17-56sm", "titanv", "edge-16sm", "a100", "h100", "thesis-ch6"}) {
     SCOPED_TRACE(name);
     Config c = Config::build(kSourceDir / "configs" / (std::string(name) + ".toml"), {});
     EXPECT_EQ(c.values().gpu.name, name);

@@ -122,7 +122,8 @@ TEST_F(Presets, UnknownNamesListTheBuiltInOnes) {
     FAIL() << "no error";
   } catch (const LoadError& e) {
     EXPECT_NE(std::string(e.what()).find("no config file or preset named 'gtx9800' (built-in presets: a100, "
-                                         "edge-16sm, gtx980, h100, isca17-16sm, isca17-56sm, k20c, titanv;"),
+                                         "edge-16sm, gtx980, h100, isca17-16sm, isca17-56sm, k20c, thesis-ch6, "
+                                         "titanv;"),
               std::string::npos)
         << e.what();
   }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "gpumux/core/error.h"
@@ -108,6 +109,29 @@ TEST(IpcWindowsRun, WindowsSumToEachAppsInstructionsAndLeaveTheRunAlone) {
   EXPECT_EQ(all, r.warp_insts);
   EXPECT_TRUE(to_json(r)["ipc_windows"].is_object());
   EXPECT_NE(t.to_json().dump().find("\"kernel IPC\""), std::string::npos);
+}
+
+// Demand paging (docs/virtual-memory.md): the windows also sample the faults
+// at the host, which are serviced one at a time, and the timeline draws them.
+TEST(IpcWindowsRun, DemandPagingSamplesFaultsInFlight) {
+  WorkloadFile w;
+  w.gpu = std::string(GPUMUX_SOURCE_DIR) + "/configs/thesis-ch6.toml";
+  w.overrides = {"vm.demand_paging=true"};
+  w.apps = {app("vecadd", 1)};
+  w.run.ipc_window = 5000;
+  stats::Timeline t;
+  RunOptions o = no_baselines();
+  o.timeline = &t;
+  RunResult r = run_workload(w, o);
+  test::expect_all_passed(r);
+  ASSERT_TRUE(r.ipc_windows);
+  const IpcWindows& win = *r.ipc_windows;
+  ASSERT_EQ(win.faults_in_flight.size(), win.ends.size());
+  EXPECT_GT(*std::max_element(win.faults_in_flight.begin(), win.faults_in_flight.end()), 0u);
+  EXPECT_EQ(win.faults_in_flight.back(), 0u);  // all serviced by the end
+  EXPECT_NE(t.to_json().dump().find("\"faults in flight\""), std::string::npos);
+  EXPECT_TRUE(to_json(win).contains("faults_in_flight"));
+  EXPECT_FALSE(to_json(synthetic()).contains("faults_in_flight"));
 }
 
 WorkloadFile converging_pair(double tolerance, uint32_t windows, Cycle max_cycles) {

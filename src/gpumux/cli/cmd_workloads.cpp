@@ -174,7 +174,7 @@ void verify_workloads(const VerifyOptions& opt) {
   for (const WorkloadSpec* w : selected) {
     auto start = std::chrono::steady_clock::now();
     workloads::CheckResult result;
-    uint64_t warp_insts = 0, cycles = 0;
+    uint64_t warp_insts = 0, cycles = 0, faults = 0;
     try {
       std::unique_ptr<trace::AccelsimTraceWriter> tracer;
       if (!opt.accelsim_trace_dir.empty())
@@ -187,6 +187,7 @@ void verify_workloads(const VerifyOptions& opt) {
       result = workloads::run_workload(*w, ctx, size, opt.seed);
       warp_insts = dev->backend().warp_instructions();
       if (timed) cycles = timing::backend_of(*dev).busy_cycles();
+      if (timed && cfg->values().vm.demand_paging) faults = timing::backend_of(*dev).gpu().stats().sum("vm.faults");
     } catch (const DeviceFault& e) {
       result = {false, fmt::format("device fault: {}", e.what())};
     } catch (const LoadError& e) {
@@ -199,6 +200,7 @@ void verify_workloads(const VerifyOptions& opt) {
     if (!result.passed) ++failed;
     std::string insts = warp_insts ? fmt::format(", {} warp insts", warp_insts) : "";
     if (cycles) insts += fmt::format(", {} cycles", cycles);
+    if (faults) insts += fmt::format(", {} page faults", faults);
     fmt::print("{:<{}}  {}  {}  [{:.2f} s{}]\n", w->name, name_w, result.passed ? "PASS" : "FAIL",
                result.detail, seconds, insts);
     std::fflush(stdout);

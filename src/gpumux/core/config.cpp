@@ -27,6 +27,7 @@ void GpuConfig::declare(ParamDecl<GpuConfig>& d) {
   d.section("l2", &GpuConfig::l2, "L2 cache (split into one slice per memory partition)");
   d.section("address_map", &GpuConfig::address_map, "mapping of addresses to memory partitions");
   d.section("dram", &GpuConfig::dram, "DRAM channel (one per memory partition)");
+  d.section("vm", &GpuConfig::vm, "virtual memory: TLBs, page-table walkers, demand paging (docs/virtual-memory.md)");
   d.section("qos", &GpuConfig::qos, "QoS management inside the SMs (epoch controller, quota schemes)");
   d.section("sim", &GpuConfig::sim, "simulation control");
   d.check([](const GpuConfig& c) -> std::string {
@@ -34,6 +35,10 @@ void GpuConfig::declare(ParamDecl<GpuConfig>& d) {
       return "l1d.size_kb must be a multiple of l1d.ways * 128 B lines";
     if (uint64_t(c.l2.size_kb) * 1024 % (uint64_t(c.l2.ways) * 128 * c.gpu.num_partitions) != 0)
       return "l2.size_kb must split into gpu.num_partitions slices of whole sets (l2.ways * 128 B)";
+    // The SMs keep polling the memory system while the host services a fault,
+    // so a fault longer than the watchdog's limit would look like a deadlock.
+    if (c.vm.demand_paging && c.vm.fault_us * c.clock.core_mhz >= double(c.sim.watchdog_cycles))
+      return "vm.fault_us must be shorter than sim.watchdog_cycles (in core cycles)";
     return "";
   });
 }

@@ -33,6 +33,7 @@
 #include "gpumux/mem/cache_params.h"
 #include "gpumux/mem/crossbar_params.h"
 #include "gpumux/mem/dram_params.h"
+#include "gpumux/mem/vm_params.h"
 
 namespace gpumux {
 
@@ -86,6 +87,7 @@ struct GpuConfig {
   mem::L2Params l2;
   mem::AddressMapParams address_map;
   mem::DramParams dram;
+  mem::VmParams vm;
   QosParams qos;
   SimParams sim;
 

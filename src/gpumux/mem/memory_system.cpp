@@ -35,6 +35,8 @@ MemorySystem::MemorySystem(Engine& engine, const GpuClocks& clocks, const GpuCon
     l1d_.push_back(std::make_unique<Cache>(engine, clocks.core, fmt::format("sm{}.l1d", i), config.l1d,
                                            uint64_t(config.l1d.size_kb) * 1024, std::nullopt, map_, false));
   }
+  if (config.vm.translation)
+    mmu_ = std::make_unique<Mmu>(engine, clocks.core, config.clock.core_mhz, config.vm, sms);
   to_mem_ = std::make_unique<Crossbar>(engine, clocks.icnt, "icnt.to_mem", config.icnt, sms, parts,
                                        Crossbar::Direction::ToMemory);
   to_sm_ = std::make_unique<Crossbar>(engine, clocks.icnt, "icnt.to_sm", config.icnt, parts, sms,
@@ -46,7 +48,12 @@ MemorySystem::MemorySystem(Engine& engine, const GpuClocks& clocks, const GpuCon
     dram_.push_back(std::make_unique<DramChannel>(engine, clocks.dram, fmt::format("mem{}.dram", p), config.dram, map_));
   }
   for (uint32_t i = 0; i < sms; ++i) {
-    l1d_[i]->connect(&to_mem_->input(i), taps_[i].get());
+    if (mmu_) {
+      l1d_[i]->connect(&mmu_->port(i), taps_[i].get());
+      mmu_->connect(i, &to_mem_->input(i));
+    } else {
+      l1d_[i]->connect(&to_mem_->input(i), taps_[i].get());
+    }
     to_sm_->connect_output(i, &l1d_[i]->fill_port());
     l1d_[i]->stats().register_in(stats, l1d_[i]->name());
   }
@@ -59,6 +66,7 @@ MemorySystem::MemorySystem(Engine& engine, const GpuClocks& clocks, const GpuCon
   }
   to_mem_->stats().register_in(stats, to_mem_->name());
   to_sm_->stats().register_in(stats, to_sm_->name());
+  if (mmu_) mmu_->stats().register_in(stats, "vm");
   stats.add("mem.latency", latency_, "core cycles from send to response");
 }
 

@@ -5,6 +5,9 @@
 //   SM i --send--> L1D[i] --> icnt.to_mem --> L2[p] --> DRAM[p]
 //   SM i <--sink-- L1D[i] <-- icnt.to_sm  <-- L2[p] <--
 //
+// With vm.translation, the requests L1D[i] sends down pass through the MMU
+// (mmu.h) on their way to icnt.to_mem; without it, nothing of it is built.
+//
 // The SM's load/store unit coalesces a warp instruction (mem/coalescer.h) into
 // line requests and sends each one while can_accept(sm) holds. Every request
 // but a Writeback comes back exactly once, as the same MemRequest (token
@@ -24,6 +27,7 @@
 #include "gpumux/mem/cache.h"
 #include "gpumux/mem/crossbar.h"
 #include "gpumux/mem/dram.h"
+#include "gpumux/mem/mmu.h"
 #include "gpumux/mem/request.h"
 
 namespace gpumux::mem {
@@ -48,6 +52,8 @@ class MemorySystem {
   Cache& l2(uint32_t partition) { return *l2_[partition]; }
   DramChannel& dram(uint32_t partition) { return *dram_[partition]; }
   const KeyedHistogram& latency() const { return latency_; }
+  // Null without vm.translation.
+  Mmu* mmu() { return mmu_.get(); }
 
  private:
   class ResponseTap;  // measures round trips on the way to the SM
@@ -58,6 +64,7 @@ class MemorySystem {
   KeyedHistogram latency_;
   std::vector<std::unique_ptr<ResponseTap>> taps_;
   std::vector<std::unique_ptr<Cache>> l1d_;
+  std::unique_ptr<Mmu> mmu_;
   std::unique_ptr<Crossbar> to_mem_;
   std::unique_ptr<Crossbar> to_sm_;
   std::vector<std::unique_ptr<Cache>> l2_;

@@ -46,6 +46,7 @@ void WindowSampler::sample(Cycle end) {
     for (WindowSeries& s : w_.apps) s.warp_insts.push_back(0);
     for (WindowSeries& s : w_.kernels) s.warp_insts.push_back(0);
     w_.ends.push_back(w_.start(w_.ends.size()) + w_.window);
+    if (sample_faults()) w_.faults_in_flight.push_back(g_.memory().mmu()->faults_in_flight());
   }
   const StatKeys& keys = g_.keys();
   for (WindowSeries& s : w_.apps) s.warp_insts.push_back(0);
@@ -64,7 +65,10 @@ void WindowSampler::sample(Cycle end) {
     if (e.app < w_.apps.size()) w_.apps[e.app].warp_insts.back() += delta;
   }
   w_.ends.push_back(end);
+  if (sample_faults()) w_.faults_in_flight.push_back(g_.memory().mmu()->faults_in_flight());
 }
+
+bool WindowSampler::sample_faults() const { return g_.config().vm.demand_paging; }
 
 void WindowSampler::finish(Cycle end) {
   if (finished_) return;
@@ -79,7 +83,9 @@ nlohmann::json to_json(const IpcWindows& w) {
     for (const WindowSeries& s : v) out.push_back({{"name", s.name}, {"app", s.app}, {"warp_insts", s.warp_insts}});
     return out;
   };
-  return {{"window", w.window}, {"ends", w.ends}, {"apps", series(w.apps)}, {"kernels", series(w.kernels)}};
+  json out = {{"window", w.window}, {"ends", w.ends}, {"apps", series(w.apps)}, {"kernels", series(w.kernels)}};
+  if (!w.faults_in_flight.empty()) out["faults_in_flight"] = w.faults_in_flight;
+  return out;
 }
 
 void add_ipc_tracks(stats::Timeline& t, const IpcWindows& w, double core_mhz) {
@@ -96,6 +102,8 @@ void add_ipc_tracks(stats::Timeline& t, const IpcWindows& w, double core_mhz) {
     for (uint32_t a = 0; a < by_app.size(); ++a)
       if (!by_app[a].empty()) t.counter(process(a), "kernel IPC", at, by_app[a]);
   }
+  for (size_t k = 0; k < w.faults_in_flight.size(); ++k)
+    t.counter("GPU", "faults in flight", double(w.ends[k]) / core_mhz, {{"faults", w.faults_in_flight[k]}});
 }
 
 }  // namespace gpumux::multitask

@@ -46,6 +46,9 @@ struct IpcWindows {
   Cycle window = 0;         // core cycles per window (0: not sampled)
   std::vector<Cycle> ends;  // each window's last core cycle (+1); the last window may be shorter
   std::vector<WindowSeries> apps, kernels;
+  // With vm.demand_paging: page faults at the host at each window's end (the
+  // thesis's figure 6.2, beside the IPC); empty otherwise.
+  std::vector<uint32_t> faults_in_flight;
   Cycle start(size_t k) const { return k ? ends[k - 1] : 0; }
   Cycle length(size_t k) const { return ends[k] - start(k); }
 };
@@ -68,6 +71,7 @@ class WindowSampler : public Component {
 
  private:
   void sample(Cycle end);
+  bool sample_faults() const;
 
   gpu::Gpu& g_;
   IpcWindows w_;
@@ -76,10 +80,12 @@ class WindowSampler : public Component {
   bool asleep_ = true, finished_ = false;
 };
 
-// {"window": W, "ends": [...], "apps": [{"name", "app", "warp_insts": [...]}], "kernels": [...]}
+// {"window": W, "ends": [...], "apps": [{"name", "app", "warp_insts": [...]}], "kernels": [...]},
+// and "faults_in_flight": [...] when sampled.
 nlohmann::json to_json(const IpcWindows& w);
 // The windows' IPC as counter tracks: one "IPC" counter per application and
-// one "kernel IPC" counter with a series per kernel, sampled at each window start.
+// one "kernel IPC" counter with a series per kernel, sampled at each window start;
+// and a "faults in flight" counter of the GPU when sampled, at each window end.
 void add_ipc_tracks(stats::Timeline& t, const IpcWindows& w, double core_mhz);
 
 }  // namespace gpumux::multitask

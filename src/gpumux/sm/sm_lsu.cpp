@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "gpumux/exec/address_space.h"
+#include "gpumux/sm/device_addresses.h"
 #include "gpumux/sm/shared_memory.h"
 #include "gpumux/sm/sm.h"
 
@@ -11,10 +12,9 @@ namespace gpumux::sm {
 
 namespace {
 
-// Local memory of warp slots lives in a device-address region of its own,
-// interleaved by lane like hardware does so that a warp's accesses coalesce.
-constexpr uint64_t kLocalBase = 0x0000'7c00'0000'0000ull;
-constexpr uint32_t kMaxApps = 64;
+// Local memory of warp slots lives in a device-address region of its own
+// (device_addresses.h), interleaved by lane like hardware does so that a
+// warp's accesses coalesce.
 constexpr unsigned kLocalSlotShift = 28;  // 256 MB per warp slot: 512 KB per thread x 32 lanes
 
 uint32_t distinct_addresses(const exec::MemAccess& a) {
@@ -136,11 +136,8 @@ void Sm::issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now
     stats_.local_lines[key].add(e.lines.count);
   } else {
     coalesce_wide(a.addr, a.mask, a.bytes, e.lines);
-    // Applications have separate address spaces that reuse the same virtual
-    // addresses: give each its own physical range (1 TiB apart, below the
-    // local-memory region for up to 64 applications), so that the caches
-    // never hit on another application's lines.
-    uint64_t physical = uint64_t(w.kernel->app % kMaxApps) << 40;
+    // Each application's addresses in a range of their own (device_addresses.h).
+    uint64_t physical = application_base(w.kernel->app);
     for (unsigned i = 0; i < e.lines.count; ++i) e.lines.lines[i].line += physical;
     stats_.global_lines[key].add(e.lines.count);
   }

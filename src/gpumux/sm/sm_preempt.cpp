@@ -6,20 +6,18 @@
 
 #include <fmt/format.h>
 
+#include "gpumux/sm/device_addresses.h"
 #include "gpumux/sm/sm.h"
 
 namespace gpumux::sm {
 
 namespace {
 
-// The save area of an application: a window of its own physical range (see
-// Sm::issue_memory: application i owns [i << 40, (i + 1) << 40)) above any
-// allocation the runtime makes, 256 MB per kernel launch (modulo 256 launches,
+// The save area of an application: a window of its own range
+// (device_addresses.h) above any allocation the runtime makes, 256 MB per kernel launch (modulo 256 launches,
 // TB areas modulo 256 MB): aliasing there only changes which lines hit in
 // the caches, never the functional state, which the SM keeps exactly.
-constexpr uint64_t kSaveAreaBase = 0x0000'00f0'0000'0000ull;
 constexpr unsigned kKernelAreaShift = 28;
-constexpr uint32_t kMaxApps = 64;
 
 uint32_t lines_of(uint64_t bytes) { return uint32_t((bytes + mem::kLineBytes - 1) / mem::kLineBytes); }
 
@@ -62,7 +60,7 @@ uint64_t Sm::save_area(const KernelInstance& k, uint64_t index) const {
   uint64_t stride = uint64_t(lines_of(smem) + lines_of(full_context_bytes(k) - smem)) * mem::kLineBytes;
   uint64_t area = uint64_t(1) << kKernelAreaShift;
   uint64_t offset = (uint64_t(k.id % 256) << kKernelAreaShift) + (index * stride) % area;
-  return (uint64_t(k.app % kMaxApps) << 40) + kSaveAreaBase + offset;
+  return application_base(k.app) + kSaveAreaBase + offset;
 }
 
 void Sm::resident_tbs(uint32_t kernel_id, std::vector<ResidentTb>& out) const {

@@ -1,0 +1,120 @@
+// Address translation and demand paging between the L1D caches and the
+// request crossbar (docs/virtual-memory.md). The L1D is virtually tagged (the
+// thesis's baseline GPU, Tanasic ch. 6), so only its misses, write-throughs
+// and write-backs are translated:
+//
+//   L1D[i] --> L1 TLB[i] --miss--> L2 TLB (shared) --miss--> walkers --> page table
+//                 |                    |                                   |
+//                 +------ hit ---------+------------ resident -------------+--> icnt.to_mem
+//                                                      not resident: fault --> host (serial)
+//
+// Each TLB answers `latency` cycles after a lookup and tracks at most `mshrs`
+// pages in translation (requests to a page already missing merge into its
+// entry). A walk holds one of `walkers` for `walk_latency` cycles. A page not
+// resident raises a fault on its migration unit; the host services faults one
+// at a time, each for fault_us, and the translation is then walked again
+// (the thesis's baseline: a fault is a very long TLB miss, so the faulting
+// warp waits for its load while the SM runs other warps).
+//
+// Physical placement is not modeled: a page maps to itself (the address the
+// SM sends already separates applications, sm_lsu.cpp), so caches, partition
+// and DRAM see the same addresses as without translation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "gpumux/core/engine.h"
+#include "gpumux/core/stats.h"
+#include "gpumux/mem/request.h"
+#include "gpumux/mem/tlb.h"
+#include "gpumux/mem/vm_params.h"
+
+namespace gpumux::mem {
+
+struct MmuStats {
+  KeyedCounter l1_hits, l1_misses, l2_hits, l2_misses, walks, faults, migrated_bytes;
+  KeyedHistogram translation_latency{Histogram(50, 100)};  // core cycles of translations that missed the L1 TLB
+
+  void register_in(StatRegistry& reg, const std::string& prefix);
+};
+
+class Mmu : public Component {
+ public:
+  // Whether the migration unit holding `addr` starts on the host (demand paging).
+  using HostResidence = std::function<bool(uint64_t addr)>;
+
+  Mmu(Engine& engine, DomainId core, double core_mhz, const VmParams& params, uint32_t sms);
+  ~Mmu() override;
+
+  // Where L1D[sm] sends its requests; they leave translated to `below`.
+  MemSink& port(uint32_t sm);
+  void connect(uint32_t sm, MemSink* below);
+  void set_host_residence(HostResidence f) { on_host_ = std::move(f); }
+
+  Cycle tick(Cycle now) override;
+  std::string describe_wait() const override;
+  const MmuStats& stats() const { return stats_; }
+  MmuStats& stats() { return stats_; }
+  // Faults raised and not yet serviced (the thesis's figure 6.2).
+  uint32_t faults_in_flight() const { return faults_in_flight_; }
+
+ private:
+  struct Port;
+  enum class Kind : uint8_t { L2Lookup, Walk, WalkDone, FaultDone, L1Fill };
+  struct Event {
+    Cycle at;
+    uint64_t seq;  // ties in creation order: deterministic
+    Kind kind;
+    uint32_t sm;
+    uint64_t page;
+    StatKey key;
+    bool operator>(const Event& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+  struct L2Miss {
+    std::vector<uint32_t> sms;  // L1 TLBs waiting for the page, in arrival order
+    StatKey key;
+    Cycle since;
+  };
+  enum class Residence : uint8_t { Device, Host, Faulting };
+  struct Unit {  // a migration unit of the page table
+    Residence where;
+    std::vector<uint64_t> waiting;  // pages whose walk found it faulting
+  };
+
+  void accept(uint32_t sm, const MemRequest& r);
+  void schedule(Cycle at, Kind kind, uint32_t sm, uint64_t page, StatKey key);
+  void process(const Event& e);
+  void l2_lookup(const Event& e);
+  void start_walk(uint64_t page, StatKey key);
+  void walk_done(const Event& e);
+  void fault_done(const Event& e);
+  void l1_fill(const Event& e);
+  Unit& unit_of(uint64_t page);
+  uint64_t page_of(uint64_t addr) const { return addr >> page_shift_; }
+
+  VmParams params_;
+  Cycle fault_cycles_;
+  unsigned page_shift_, unit_shift_;
+  std::vector<std::unique_ptr<Port>> ports_;
+  TlbArray l2_;
+  std::unordered_map<uint64_t, L2Miss> l2_misses_;
+  std::queue<Event> l2_backlog_;  // lookups that missed with every L2 TLB MSHR taken
+  std::queue<Event> walk_queue_;  // walks waiting for a walker
+  uint32_t walkers_busy_ = 0;
+  std::unordered_map<uint64_t, Unit> units_;
+  HostResidence on_host_;
+  Cycle host_free_ = 0;  // the host services one fault at a time
+  uint32_t faults_in_flight_ = 0;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  uint64_t seq_ = 0;
+  Cycle now_ = 0;  // cycle of the tick in progress, or of the last one
+  MmuStats stats_;
+};
+
+}  // namespace gpumux::mem

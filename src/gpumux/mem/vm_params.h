@@ -1,0 +1,70 @@
+// Parameters of virtual memory (docs/virtual-memory.md): address translation
+// through per-SM L1 TLBs, a shared L2 TLB and page-table walkers, and demand
+// paging of global memory from the host. Off by default: then nothing of it
+// is built and no request pays for it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "gpumux/core/params.h"
+
+namespace gpumux::mem {
+
+struct TlbParams {
+  uint32_t entries = 32;
+  uint32_t ways = 8;
+  uint32_t mshrs = 32;    // distinct pages being translated at once
+  uint32_t latency = 40;  // core cycles from lookup to its answer
+
+  static void declare(ParamDecl<TlbParams>& d) {
+    d.param("entries", &TlbParams::entries, "entries", "translations held (LRU within a set)").range(1, 1 << 20);
+    d.param("ways", &TlbParams::ways, "ways", "associativity").range(1, 1 << 20);
+    d.param("mshrs", &TlbParams::mshrs, "misses", "pages whose translation may be outstanding at once")
+        .range(1, 1 << 16);
+    d.param("latency", &TlbParams::latency, "cycles", "lookup latency (core cycles)").range(1, 100000);
+    d.check([](const TlbParams& p) -> std::string {
+      return p.entries % p.ways != 0 ? "a TLB's entries must be a multiple of its ways" : "";
+    });
+  }
+};
+
+struct VmParams {
+  bool translation = false;
+  uint32_t page_bytes = 4096;
+  uint32_t migration_bytes = 65536;  // what one fault brings to the device
+  TlbParams l1_tlb{32, 8, 32, 40};
+  TlbParams l2_tlb{1024, 8, 128, 70};
+  uint32_t walkers = 64;
+  uint32_t walk_latency = 500;  // core cycles
+  bool demand_paging = false;
+  double fault_us = 12.0;  // host service time of one fault, data transfer included
+
+  static void declare(ParamDecl<VmParams>& d) {
+    d.param("translation", &VmParams::translation, "",
+            "translate global and local accesses through the TLBs and page-table walkers (virtual-memory.md)");
+    d.param("page_bytes", &VmParams::page_bytes, "bytes", "page size (power of two)").range(4096, 1 << 30);
+    d.param("migration_bytes", &VmParams::migration_bytes, "bytes",
+            "bytes migrated by one fault (power-of-two multiple of page_bytes)")
+        .range(4096, 1 << 30);
+    d.section("l1_tlb", &VmParams::l1_tlb, "per-SM TLB, looked up on L1D misses (the L1D is virtually tagged)");
+    d.section("l2_tlb", &VmParams::l2_tlb, "TLB shared by all SMs, looked up on L1 TLB misses");
+    d.param("walkers", &VmParams::walkers, "walkers", "page-table walks in progress at once").range(1, 1 << 16);
+    d.param("walk_latency", &VmParams::walk_latency, "cycles", "core cycles of one page-table walk").range(1, 1000000);
+    d.param("demand_paging", &VmParams::demand_paging, "",
+            "global memory starts on the host: the first touch of a migration unit faults and the host migrates it "
+            "(needs translation)");
+    d.param("fault_us", &VmParams::fault_us, "us",
+            "host service time of one fault with its data transfer; faults are serviced one at a time")
+        .range_float(0.0, 1e6);
+    d.check([](const VmParams& p) -> std::string {
+      if ((p.page_bytes & (p.page_bytes - 1)) != 0) return "vm.page_bytes must be a power of two";
+      if ((p.migration_bytes & (p.migration_bytes - 1)) != 0 || p.migration_bytes < p.page_bytes)
+        return "vm.migration_bytes must be a power of two no smaller than vm.page_bytes";
+      if (p.demand_paging && !p.translation) return "vm.demand_paging needs vm.translation = true";
+      return "";
+    });
+  }
+};
+
+}  // namespace gpumux::mem

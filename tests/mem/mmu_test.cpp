@@ -1,0 +1,187 @@
+#include "gpumux/mem/mmu.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+
+#include "fake_sink.h"
+
+namespace gpumux::mem {
+namespace {
+
+using test::read_req;
+using test::RecordingSink;
+
+constexpr Tick kCycle = 1000;  // 1 GHz core clock: ticks are picoseconds
+constexpr uint64_t kPage = 4096;
+constexpr uint64_t kUnit = 65536;
+
+// Table 6.1's MMU (the VmParams defaults): L1 TLB 40 clk, L2 TLB 70 clk,
+// walks 500 clk; a fault costs fault_us at 1 GHz.
+struct Bench {
+  explicit Bench(VmParams p = VmParams{}, uint32_t sms = 2)
+      : domain(engine.add_domain("core", 1000.0)), mmu(engine, domain, 1000.0, p, sms) {
+    for (uint32_t i = 0; i < sms; ++i) {
+      below.emplace_back(engine);
+    }
+    for (uint32_t i = 0; i < sms; ++i) mmu.connect(i, &below[i]);
+  }
+  // Offers a read of `addr` from SM `sm` during cycle `c`; false if refused.
+  bool send_at(Cycle c, uint32_t sm, uint64_t addr) {
+    engine.run_until(c * kCycle);
+    MemRequest r = read_req(addr, kAllSectors, addr);
+    if (!mmu.port(sm).can_accept(r)) return false;
+    mmu.port(sm).accept(r);
+    return true;
+  }
+  // The cycle at which the request for `addr` left SM `sm`'s TLB.
+  Cycle left_at(uint32_t sm, uint64_t addr) const {
+    for (const auto& [t, r] : below[sm].got)
+      if (r.addr == addr) return t / kCycle;
+    return kNever;
+  }
+  Engine engine;
+  DomainId domain;
+  Mmu mmu;
+  std::deque<RecordingSink> below;
+};
+
+VmParams paging(double fault_us) {
+  VmParams p;
+  p.translation = true;
+  p.demand_paging = true;
+  p.fault_us = fault_us;
+  return p;
+}
+
+TEST(TlbArray, EvictsTheLeastRecentlyUsedOfASet) {
+  TlbArray t(2, 2);  // one set of two ways
+  t.insert(1);
+  t.insert(2);
+  EXPECT_TRUE(t.lookup(1));  // 2 is now the least recently used
+  t.insert(3);
+  EXPECT_TRUE(t.contains(1));
+  EXPECT_FALSE(t.contains(2));
+  EXPECT_TRUE(t.contains(3));
+}
+
+TEST(TlbArray, SetsAreIndexedByPage) {
+  TlbArray t(4, 2);  // two sets: even and odd pages
+  t.insert(0);
+  t.insert(2);
+  t.insert(1);  // the odd set: evicts nothing of the even one
+  EXPECT_TRUE(t.contains(0));
+  EXPECT_TRUE(t.contains(2));
+  t.insert(4);  // the even set is full: 0 goes
+  EXPECT_FALSE(t.contains(0));
+  EXPECT_TRUE(t.contains(1));
+}
+
+TEST(Mmu, ColdMissWalksThenL1HitTakesTheL1Latency) {
+  Bench b;
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000));
+  ASSERT_TRUE(b.send_at(1000, 0, 0x10080));  // same page, later
+  b.engine.run();
+  EXPECT_EQ(b.left_at(0, 0x10000), 40u + 70 + 500);  // L1 miss, L2 miss, walk
+  EXPECT_EQ(b.left_at(0, 0x10080), 1000u + 40);      // L1 hit
+  EXPECT_EQ(b.mmu.stats().walks.total().value(), 1u);
+  EXPECT_EQ(b.mmu.stats().l1_hits.total().value(), 1u);
+  EXPECT_EQ(b.mmu.stats().l1_misses.total().value(), 1u);
+  EXPECT_EQ(b.mmu.stats().translation_latency.total().sum(), 610u);
+}
+
+TEST(Mmu, AnotherSmHitsInTheSharedL2Tlb) {
+  Bench b;
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000));
+  ASSERT_TRUE(b.send_at(1000, 1, 0x10000));
+  b.engine.run();
+  EXPECT_EQ(b.left_at(1, 0x10000), 1000u + 40 + 70);
+  EXPECT_EQ(b.mmu.stats().l2_hits.total().value(), 1u);
+}
+
+TEST(Mmu, MissesToOnePageMergeIntoOneWalk) {
+  Bench b;
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000));
+  ASSERT_TRUE(b.send_at(1, 0, 0x10080));  // merges into the L1 TLB's MSHR
+  ASSERT_TRUE(b.send_at(2, 1, 0x10100));  // another SM: merges into the L2 TLB's MSHR
+  b.engine.run();
+  EXPECT_EQ(b.left_at(0, 0x10000), 610u);
+  EXPECT_EQ(b.left_at(0, 0x10080), 610u);
+  EXPECT_EQ(b.left_at(1, 0x10100), 610u);
+  EXPECT_EQ(b.mmu.stats().walks.total().value(), 1u);
+}
+
+TEST(Mmu, WalksWaitForAFreeWalker) {
+  VmParams p;
+  p.walkers = 1;
+  Bench b(p);
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000));
+  ASSERT_TRUE(b.send_at(0, 1, 0x20000));
+  b.engine.run();
+  EXPECT_EQ(b.left_at(0, 0x10000), 610u);
+  EXPECT_EQ(b.left_at(1, 0x20000), 610u + 500);  // walks from 610, when the first walk frees the walker
+}
+
+TEST(Mmu, FullL1MshrsRefuseOtherPages) {
+  VmParams p;
+  p.l1_tlb.mshrs = 1;
+  Bench b(p);
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000));
+  EXPECT_TRUE(b.send_at(1, 0, 0x10040));   // same page: merges
+  EXPECT_FALSE(b.send_at(1, 0, 0x20000));  // a second page needs a second MSHR
+  EXPECT_TRUE(b.send_at(1, 1, 0x20000));   // the other SM has its own
+  EXPECT_TRUE(b.send_at(611, 0, 0x20000)); // the fill at 610 freed it
+}
+
+TEST(Mmu, FaultIsServicedByTheHostThenWalkedAgain) {
+  Bench b(paging(1.0));  // 1000 cycles per fault
+  b.mmu.set_host_residence([](uint64_t) { return true; });
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000));
+  ASSERT_TRUE(b.send_at(0, 1, 0x10000 + kPage));  // same migration unit, another page
+  b.engine.run_until(700 * kCycle);
+  EXPECT_EQ(b.mmu.faults_in_flight(), 1u);
+  b.engine.run();
+  // Walk done at 610, the host serves the fault until 1610, the walk is retried.
+  EXPECT_EQ(b.left_at(0, 0x10000), 610u + 1000 + 500);
+  EXPECT_EQ(b.left_at(1, 0x10000 + kPage), 610u + 1000 + 500);
+  EXPECT_EQ(b.mmu.stats().faults.total().value(), 1u);
+  EXPECT_EQ(b.mmu.stats().migrated_bytes.total().value(), kUnit);
+  EXPECT_EQ(b.mmu.stats().walks.total().value(), 4u);
+  EXPECT_EQ(b.mmu.faults_in_flight(), 0u);
+}
+
+TEST(Mmu, TheHostServesFaultsOneAtATime) {
+  Bench b(paging(1.0));
+  b.mmu.set_host_residence([](uint64_t) { return true; });
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000));
+  ASSERT_TRUE(b.send_at(0, 1, 0x10000 + kUnit));  // another migration unit
+  b.engine.run();
+  EXPECT_EQ(b.left_at(0, 0x10000), 610u + 1000 + 500);
+  EXPECT_EQ(b.left_at(1, 0x10000 + kUnit), 610u + 2000 + 500);  // its fault waits for the first
+  EXPECT_EQ(b.mmu.stats().faults.total().value(), 2u);
+}
+
+TEST(Mmu, DeviceResidentPagesNeverFault) {
+  Bench b(paging(1.0));
+  b.mmu.set_host_residence([](uint64_t addr) { return addr < kUnit; });
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000 + kUnit));
+  b.engine.run();
+  EXPECT_EQ(b.left_at(0, 0x10000 + kUnit), 610u);
+  EXPECT_EQ(b.mmu.stats().faults.total().value(), 0u);
+}
+
+TEST(Mmu, RefusedHandOverWaitsForTheCrossbar) {
+  Bench b;
+  b.below[0].accepting = false;
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000));
+  b.engine.run_until(700 * kCycle);
+  EXPECT_TRUE(b.below[0].got.empty());
+  EXPECT_NE(b.mmu.describe_wait(), "");
+  b.below[0].accepting = true;
+  b.engine.run();
+  EXPECT_EQ(b.left_at(0, 0x10000), 701u);
+  EXPECT_EQ(b.mmu.describe_wait(), "");
+}
+
+}  // namespace
+}  // namespace gpumux::mem
