@@ -8,7 +8,7 @@
 //   set = ["sm.warp_scheduler=gto"]
 //   [run]                          # the run rule, as in workload files
 //   [sweep]                        # the axes (every scale starts from these)
-//   size = "medium"  seeds = [1]
+//   size = "medium"  seeds = [1]  # or size = { default = "medium", lbm = "paper" }
 //   policies = ["fcfs", { label = "quota4", name = "smk-quota", ... },
 //               { label = "fcfs-np", name = "fcfs", priorities = false }]   # apps all at priority 0
 //   configs = [{ label = "gto", set = [] }]      # + warp_budgets = [1, 4]: QAWS budgets by mix position
@@ -85,12 +85,18 @@ struct RandomMixes {
   std::optional<int> high_priority;
 };
 
-// Host CPU time before each API call (cpu_gap_us of an [[app]]), by benchmark.
-struct CpuGaps {
-  double all = 0;  // benchmarks not listed
-  std::map<std::string, double> by_benchmark;
-  double of(const std::string& benchmark) const;
+// A sweep value given per benchmark: one value, or { default = ..., sgemm = ... }.
+template <typename T>
+struct ByBenchmark {
+  T all{};  // benchmarks not listed
+  std::map<std::string, T> by_benchmark;
+  const T& of(const std::string& benchmark) const {
+    auto it = by_benchmark.find(benchmark);
+    return it == by_benchmark.end() ? all : it->second;
+  }
 };
+// Host CPU time before each API call (cpu_gap_us of an [[app]]), by benchmark.
+using CpuGaps = ByBenchmark<double>;
 
 // An axis of QoS goals (Wang et al., ISCA'17): every mix of a size in
 // `sizes` (empty: any) is run once per goal, its first `apps` applications
@@ -103,7 +109,9 @@ struct QosGoalSweep {
 
 // The axes of a sweep; a run is one (mix, policy, config, seed).
 struct Sweep {
-  std::string size = "medium";
+  // Input size by benchmark: size = "medium", or { default = "medium",
+  // lbm = "paper" } (a paper's inputs where the library has them).
+  ByBenchmark<std::string> size{"medium", {}};
   std::vector<uint64_t> seeds{1};
   std::vector<PolicyChoice> policies;
   std::vector<ConfigChoice> configs{ConfigChoice{}};
@@ -165,6 +173,14 @@ struct TrendSpec {
   const KnownFailure* known_failure(const std::string& scale) const;
 };
 
+// A seeded sample of a scale's mixes (gpumux experiment run --sample N
+// --sample-seed K): a fraction of a scale too large to run whole, recorded in
+// its results so that it never passes for the whole scale (plan.h).
+struct MixSample {
+  uint32_t mixes = 0;
+  uint64_t seed = 1;
+};
+
 struct Study {
   std::filesystem::path dir, file;
   std::string name, title, description, paper;
@@ -174,6 +190,7 @@ struct Study {
   Sweep sweep;                         // of the selected scale
   std::vector<std::string> scales;     // names of the [scale.*] tables
   std::string scale;                   // the selected one
+  std::optional<MixSample> sample;     // set: only these mixes of the scale run
   std::optional<Classify> classify;
   std::vector<FigureSpec> figures;
   std::vector<TrendSpec> trends;
