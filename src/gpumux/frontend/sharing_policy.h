@@ -27,6 +27,7 @@
 //   ppq            preemptive priority queues: SMs are taken from lower-priority kernels
 //   dss            Dynamic Spatial Sharing: SM tokens per kernel (thesis algorithm 1)
 //   maestro        GPU Maestro: per epoch, spatial or SMK by direct measurement on dedicated/trial SMs (ASPLOS'17)
+//   warped-slicer  every SM split from each kernel's profiled scaling curve (Warped-Slicer, ISCA'16)
 #pragma once
 
 #include <cstdint>
@@ -65,6 +66,13 @@ struct MaestroOptions {
   double stable_tolerance = 0.05;
 };
 
+// warped-slicer's parameters (docs/maestro.md).
+struct WarpedSlicerOptions {
+  // Length of the profile phase. An estimate: GPU Maestro's epoch, long
+  // enough for a kernel's IPC on an SM to settle after its TBs start.
+  Cycle profile_cycles = 50000;
+};
+
 // Parameters of the policies, from the workload file.
 struct PolicyOptions {
   std::map<uint32_t, uint32_t> tb_quota_by_app;  // smk-quota: TBs per SM per kernel of app id
@@ -74,6 +82,7 @@ struct PolicyOptions {
   uint32_t num_apps = 1;                         // dss: applications sharing the GPU (equal shares)
   std::set<uint32_t> qos_apps;                   // smk-symmetric: app ids with a QoS goal
   MaestroOptions maestro;
+  WarpedSlicerOptions warped_slicer;
 };
 
 class SharingPolicy {
