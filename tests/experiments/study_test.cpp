@@ -66,6 +66,9 @@ TEST(ExperimentStudy, ErrorsNameFileLineAndKey) {
             std::string::npos);
   std::string no_full = base.substr(0, base.find("[scale.full]"));
   EXPECT_EQ(error_of(no_full), "s.toml: scale.full: missing (every study has a quick and a full scale)");
+  std::string paper = base;  // the full scale under its new name
+  paper.replace(paper.find("[scale.full]"), 12, "[scale.paper]");
+  EXPECT_EQ(error_of(paper), "no error");
   std::string bad_policy = base;
   bad_policy.replace(bad_policy.find("\"fcfs\""), 6, "\"lottery\"");
   EXPECT_NE(error_of(bad_policy).find("s.toml:6: sweep.policies: unknown sharing policy 'lottery'"), std::string::npos);

@@ -412,9 +412,12 @@ Study parse_study(std::string_view text, const std::string& name, const std::fil
     s.scales.push_back(k);
     if (k == scale) s.sweep = patched;
   }
-  for (const char* required : {"quick", "full"})
-    if (std::find(s.scales.begin(), s.scales.end(), required) == s.scales.end())
-      throw LoadError(fmt::format("{}: scale.{}: missing (every study has a quick and a full scale)", name, required));
+  auto has = [&](std::string_view k) { return std::find(s.scales.begin(), s.scales.end(), k) != s.scales.end(); };
+  if (!has("quick"))
+    throw LoadError(fmt::format("{}: scale.quick: missing (every study has a quick and a full scale)", name));
+  // The paper's scale is being renamed from "full" to "paper" (issue 24); either name is the full scale.
+  if (!has("full") && !has("paper"))
+    throw LoadError(fmt::format("{}: scale.full: missing (every study has a quick and a full scale)", name));
   if (std::find(s.scales.begin(), s.scales.end(), scale) == s.scales.end())
     throw LoadError(fmt::format("{}: no scale '{}' (this study has: {})", name, scale, fmt::join(s.scales, ", ")));
   s.scale = scale;
