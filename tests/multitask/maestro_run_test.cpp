@@ -75,7 +75,7 @@ TEST_P(MaestroRun, MediumKernelsPassTheirChecksUnderRepartitioning) {
 // zero_cost_preemption: the same policy with every preempted TB switched
 // without moving a byte (Maestro's repartition overhead is measured against
 // it); the kernels still pass their checks.
-TEST(MaestroZeroCost, KernelsPassAndNoContextMoves) {
+TEST(MaestroZeroCost, MediumKernelsPassAndNoContextMoves) {
   WorkloadFile w = pair("hotspot", "bfs", "stp");
   w.policy_options.preemption.save.zero_cost = true;
   RunOptions o;
