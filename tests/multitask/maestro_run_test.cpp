@@ -32,14 +32,15 @@ WorkloadFile pair(const std::string& a, const std::string& b, const std::string&
   return w;
 }
 
-uint64_t maestro_stat(const RunResult& r, const std::string& path) {
-  const nlohmann::json& m = r.stats.at("stats").at("frontend").at("maestro");
+uint64_t policy_stat(const RunResult& r, const std::string& policy, const std::string& path) {
+  const nlohmann::json& m = r.stats.at("stats").at("frontend").at(policy);
   nlohmann::json node = m;
   size_t from = 0;
   for (size_t dot; (dot = path.find('.', from)) != std::string::npos; from = dot + 1)
     node = node.at(path.substr(from, dot - from));
   return node.at(path.substr(from)).at("total").get<uint64_t>();
 }
+uint64_t maestro_stat(const RunResult& r, const std::string& path) { return policy_stat(r, "maestro", path); }
 
 struct Pair {
   const char* a;
@@ -69,6 +70,44 @@ TEST_P(MaestroRun, MediumKernelsPassTheirChecksUnderRepartitioning) {
     left_early += p.switched + p.flushed;
   }
   EXPECT_GT(left_early, 0u);
+}
+
+// zero_cost_preemption: the same policy with every preempted TB switched
+// without moving a byte (Maestro's repartition overhead is measured against
+// it); the kernels still pass their checks.
+TEST(MaestroZeroCost, MediumKernelsPassAndNoContextMoves) {
+  WorkloadFile w = pair("hotspot", "bfs", "stp");
+  w.policy_options.preemption.save.zero_cost = true;
+  RunOptions o;
+  o.baselines = false;
+  RunResult r = run_workload(w, o);
+  expect_all_passed(r);
+  EXPECT_GT(maestro_stat(r, "repartitions"), 0u);
+  ASSERT_FALSE(r.preemptions.empty());
+  uint64_t switched = 0;
+  for (const frontend::PreemptionRecord& p : r.preemptions) {
+    EXPECT_TRUE(p.done()) << p.label << " on SM " << p.sm;
+    EXPECT_EQ(p.bytes_saved, 0u);
+    EXPECT_EQ(p.flushed, 0u);  // switched instead (a TB whose warps all exited still drains)
+    switched += p.switched;
+  }
+  EXPECT_GT(switched, 0u);
+}
+
+// warped-slicer (GPU Maestro's WS baseline): a profile phase, then every SM
+// split from the measured curves; the kernels pass their checks through the
+// change of layout (TBs of the profile layout taken back with chimera).
+TEST(WarpedSlicerRun, MediumKernelsPassTheirChecksAfterProfiling) {
+  WorkloadFile w = pair("hotspot", "bfs", "stp");
+  w.policy = "warped-slicer";
+  w.policy_options.warped_slicer.profile_cycles = 2000;
+  RunOptions o;
+  o.baselines = false;
+  RunResult r = run_workload(w, o);
+  expect_all_passed(r);
+  EXPECT_GT(policy_stat(r, "warped_slicer", "profiles"), 0u);
+  // bfs launches one kernel per level: later pairs with known curves are split without profiling.
+  EXPECT_GT(policy_stat(r, "warped_slicer", "reused"), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Pairs, MaestroRun,

@@ -72,5 +72,29 @@ TEST(SharingOnlyKeys, OverridesOfThemKeepTheBaselineOthersChangeIt) {
                           [](const frontend::EventRecord& e) { return e.warp_level; }));
 }
 
+// [policy] warp_scheduler (SMK-(P+W): smk-drf with ka-fair) changes the shared
+// run, not the isolated baselines it is divided by.
+TEST(SharingOnlyKeys, PolicyWarpSchedulerKeepsTheBaseline) {
+  auto run = [](const std::string& policy_keys) {
+    RunOptions o;
+    o.use_cache = false;
+    RunResult r = run_workload(parse_workload("[policy]\nname = \"smk-drf\"\n" + policy_keys +
+                                                  "[[app]]\nbenchmark = \"hotspot\"\nsize = \"tiny\"\n"
+                                                  "[[app]]\nbenchmark = \"bfs\"\nsize = \"tiny\"\n",
+                                              "pw.toml", "."),
+                               o);
+    test::expect_all_passed(r);
+    return r;
+  };
+  RunResult drf = run("");
+  RunResult pw = run("warp_scheduler = \"ka-fair\"\n");
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_GT(drf.apps[i].alone, 0);
+    EXPECT_EQ(pw.apps[i].alone, drf.apps[i].alone) << drf.apps[i].name;
+    EXPECT_EQ(pw.apps[i].alone_kernel_cycles, drf.apps[i].alone_kernel_cycles) << drf.apps[i].name;
+  }
+  EXPECT_NE(pw.cycles, drf.cycles);  // the fair scheduler did run the shared kernels
+}
+
 }  // namespace
 }  // namespace gpumux::multitask

@@ -263,6 +263,26 @@ TEST(WorkloadFile, MaestroKeys) {
             "w.toml:3: policy.objective: 'ipc': expected one of \"antt\", \"stp\"");
   EXPECT_EQ(policy_error("name = \"maestro\"\nstable_tolerance = 2.0\n"),
             "w.toml:3: policy.stable_tolerance: expected a fraction in [0, 1]");
+  EXPECT_FALSE(w.policy_options.preemption.save.zero_cost);
+  EXPECT_EQ(with_policy("name = \"warped-slicer\"\nprofile_cycles = 3000\n").policy_options.warped_slicer.profile_cycles,
+            3000u);
+  EXPECT_EQ(policy_error("name = \"maestro\"\nprofile_cycles = 3000\n"),
+            "w.toml:3: policy.profile_cycles: only used with policy warped-slicer, not 'maestro'");
+  w = with_policy("name = \"maestro\"\nzero_cost_preemption = true\n");
+  EXPECT_TRUE(w.policy_options.preemption.save.zero_cost);
+  EXPECT_EQ(policy_error("name = \"maestro\"\nlazy_shared = true\nzero_cost_preemption = true\n"),
+            "w.toml:4: policy.zero_cost_preemption: a zero-cost switch moves no bytes: lazy_shared would have nothing "
+            "to leave parked");
+}
+
+// SMK-(P+W) is smk-drf with the fair warp scheduler, set for the shared run only.
+TEST(WorkloadFile, PolicyWarpScheduler) {
+  EXPECT_TRUE(with_policy("name = \"smk-drf\"\n").warp_scheduler.empty());
+  WorkloadFile w = with_policy("name = \"smk-drf\"\nwarp_scheduler = \"ka-fair\"\n");
+  EXPECT_EQ(w.warp_scheduler, "ka-fair");
+  EXPECT_TRUE(w.overrides.empty());
+  EXPECT_TRUE(policy_error("name = \"smk-drf\"\nwarp_scheduler = \"fair\"\n")
+                  .starts_with("w.toml:3: policy.warp_scheduler: unknown warp scheduler 'fair' (known: "));
 }
 
 // time-slice: a timeslice in microseconds, switched out by context switch

@@ -163,7 +163,7 @@ void run_serve(const ServeOptions& o) {
   multitask::WorkloadFile w = multitask::load_workload_file(o.workload, true);
   w.overrides.insert(w.overrides.end(), o.overrides.begin(), o.overrides.end());
   Config config = gpu::load_config(w.gpu, w.overrides);  // bad overrides fail before anyone attaches
-  if (config.values().sm.warp_scheduler == "ka-fair")
+  if (config.values().sm.warp_scheduler == "ka-fair" || w.warp_scheduler == "ka-fair")
     throw ApiError("sm.warp_scheduler ka-fair needs each program's isolated run before the shared one; gpumux serve "
                    "makes isolated runs after it");
   std::string gpu = w.gpu;

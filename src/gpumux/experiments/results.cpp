@@ -37,7 +37,9 @@ bool glob(std::string_view pat, std::string_view s) {
   return !s.empty() && pat[0] == s[0] && glob(pat.substr(1), s.substr(1));
 }
 
-// Sum over every statistic matching `pattern` of its values for keys of application `app`.
+// Sum over every statistic matching `pattern` of its values for keys of
+// application `app`; a GPU-wide counter (no keys, e.g. a policy's decisions)
+// counts its total: the run's value, in each of its applications' rows.
 double stat_sum(const json& statistics, const std::string& pattern, size_t app) {
   std::set<std::string> labels;
   for (const json& k : statistics.value("keys", json::array()))
@@ -48,6 +50,10 @@ double stat_sum(const json& statistics, const std::string& pattern, size_t app) 
       if (!glob(pattern, path)) return;
       for (const auto& [label, v] : node["by_key"].items())
         if (labels.count(label)) sum += v.is_number() ? v.get<double>() : v.value("sum", 0.0);
+      return;
+    }
+    if (node.contains("total") && node["total"].is_number()) {
+      if (glob(pattern, path)) sum += node["total"].get<double>();
       return;
     }
     for (const auto& [name, child] : node.items())

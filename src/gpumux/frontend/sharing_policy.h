@@ -29,6 +29,7 @@
 //   maestro        GPU Maestro: per epoch, spatial or SMK by direct measurement on dedicated/trial SMs (ASPLOS'17)
 //   time-slice     contexts take turns on the whole GPU, one timeslice each (several processes, no MPS)
 //   mps            Multi-Process Service: as fcfs, a client with an active-thread percentage on that share of SMs
+//   warped-slicer  every SM split from each kernel's profiled scaling curve (Warped-Slicer, ISCA'16)
 #pragma once
 
 #include <cstdint>
@@ -67,6 +68,13 @@ struct MaestroOptions {
   double stable_tolerance = 0.05;
 };
 
+// warped-slicer's parameters (docs/maestro.md).
+struct WarpedSlicerOptions {
+  // Length of the profile phase. An estimate: GPU Maestro's epoch, long
+  // enough for a kernel's IPC on an SM to settle after its TBs start.
+  Cycle profile_cycles = 50000;
+};
+
 // Parameters of the policies, from the workload file.
 struct PolicyOptions {
   std::map<uint32_t, uint32_t> tb_quota_by_app;  // smk-quota: TBs per SM per kernel of app id
@@ -82,6 +90,7 @@ struct PolicyOptions {
   double timeslice_us = 2000;
   // mps: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of the clients that set one below 100, by app id.
   std::map<uint32_t, uint32_t> mps_percent_by_app;
+  WarpedSlicerOptions warped_slicer;
 };
 
 class SharingPolicy {

@@ -434,10 +434,12 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
   validate(w);
   std::vector<std::string> overrides = w.overrides;
   overrides.insert(overrides.end(), o.overrides.begin(), o.overrides.end());
+  // Isolated runs leave the sharing-only keys at the GPU's own values (sharing_keys.h),
+  // and the policy's warp scheduler, which is the shared run's.
+  const std::vector<std::string> alone_overrides = without_sharing_only(overrides);
+  if (!w.warp_scheduler.empty()) overrides.push_back("sm.warp_scheduler=" + w.warp_scheduler);
   Config config = gpu::load_config(w.gpu, overrides);
   check_warp_budgets(w, config);
-  // Isolated runs leave the sharing-only keys at the GPU's own values (sharing_keys.h).
-  const std::vector<std::string> alone_overrides = without_sharing_only(overrides);
   const Config alone_config =
       alone_overrides.size() == overrides.size() ? config : gpu::load_config(w.gpu, alone_overrides);
   // Goals first: the quota scheme needs them during the run.

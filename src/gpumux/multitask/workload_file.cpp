@@ -15,6 +15,7 @@
 #include "gpumux/gpu/gpu.h"
 #include "gpumux/gpu/qos/qos_manager.h"
 #include "gpumux/multitask/baseline_cache.h"
+#include "gpumux/sm/warp_scheduler/warp_scheduler.h"
 
 namespace gpumux::multitask {
 
@@ -305,14 +306,20 @@ void parse_preemption(StrictTable& pt, WorkloadFile& w) {
     only_with("lazy_shared", po.mechanism == "switch" || po.mechanism == "chimera" || po.switch_after_us > 0,
               "a mechanism that switches contexts (switch, chimera, or drain with switch_after_us)");
   }
+  if (auto zero = pt.get<bool>("zero_cost_preemption", "true or false")) {
+    po.save.zero_cost = *zero;
+    if (*zero && po.save.lazy_shared)
+      pt.fail(*pt.node("zero_cost_preemption"), "zero_cost_preemption",
+              "a zero-cost switch moves no bytes: lazy_shared would have nothing to leave parked");
+  }
   if (auto ex = pt.get<bool>("exclusive", "true or false")) {
     w.policy_options.exclusive = *ex;
     only_with("exclusive", w.policy == "ppq", "policy ppq");
   }
 }
 
-// maestro's keys of [policy] (docs/maestro.md) and time-slice's, refused with another policy.
-void parse_maestro(StrictTable& pt, WorkloadFile& w) {
+// maestro's, warped-slicer's and time-slice's keys of [policy] (docs/maestro.md, docs/sharing-modes.md), refused with another policy.
+void parse_policy_specific_keys(StrictTable& pt, WorkloadFile& w) {
   frontend::MaestroOptions& mo = w.policy_options.maestro;
   for (const char* key : {"epoch_cycles", "objective", "rededicate_every", "stable_tolerance"})
     if (pt.node(key) && w.policy != "maestro")
@@ -332,6 +339,10 @@ void parse_maestro(StrictTable& pt, WorkloadFile& w) {
     if (!(*t > 0 && *t <= 1e6)) pt.fail(*pt.node("timeslice_us"), "timeslice_us", "expected microseconds in (0, 1e6]");
     w.policy_options.timeslice_us = *t;
   }
+  if (const toml::node* n = pt.node("profile_cycles"); n && w.policy != "warped-slicer")
+    pt.fail(*n, "profile_cycles", fmt::format("only used with policy warped-slicer, not '{}'", w.policy));
+  Cycle& profile = w.policy_options.warped_slicer.profile_cycles;
+  profile = Cycle(pt.integer("profile_cycles", 1, int64_t(1) << 40).value_or(int64_t(profile)));
 }
 
 // The Spart baseline is a sharing policy steered by a QoS manager.
@@ -388,7 +399,14 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
       }
     }
     parse_preemption(pt, w);
-    parse_maestro(pt, w);
+    parse_policy_specific_keys(pt, w);
+    if (auto ws = pt.get<std::string>("warp_scheduler", "a warp scheduler name")) {
+      auto known = sm::warp_scheduler_names();
+      if (std::find(known.begin(), known.end(), *ws) == known.end())
+        pt.fail(*pt.node("warp_scheduler"), "warp_scheduler",
+                fmt::format("unknown warp scheduler '{}' (known: {})", *ws, fmt::join(known, ", ")));
+      w.warp_scheduler = *ws;
+    }
     if (auto q = pt.get<std::string>("quota_scheme", "a quota scheme name")) {
       scheme_node = pt.node("quota_scheme");
       auto known = gpu::quota_scheme_names();
@@ -466,7 +484,9 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
     read_app_options(t, a);
     if (const toml::node* b = t.node("warp_budget")) {
       a.warp_budget = uint32_t(*t.integer("warp_budget", 1, 1 << 16));
-      if (qaws_scheduler.empty()) qaws_scheduler = gpu::load_config(w.gpu, w.overrides).values().sm.warp_scheduler;
+      if (qaws_scheduler.empty())
+        qaws_scheduler = w.warp_scheduler.empty() ? gpu::load_config(w.gpu, w.overrides).values().sm.warp_scheduler
+                                                  : w.warp_scheduler;
       if (qaws_scheduler != "qaws")
         t.fail(*b, "warp_budget",
                fmt::format("only used with sm.warp_scheduler = \"qaws\" (this workload's GPU has '{}')", qaws_scheduler));

@@ -110,6 +110,9 @@ struct WorkloadFile {
   std::string quota_scheme;                // a registered QoS manager (gpu/qos/); empty: none
   bool tb_adjustment = false;              // the quota scheme's TB adjustment (gpu/qos/tb_adjustment.h)
   frontend::CopyOrdering copies;           // [policy] copy_order, copy_chunk_bytes (frontend/copy_engine.h)
+  // [policy] warp_scheduler: sm.warp_scheduler of the shared run only (e.g.
+  // SMK-(P+W): smk-drf with ka-fair); isolated runs keep the GPU's; empty: none.
+  std::string warp_scheduler;
   RunRule run;
   std::vector<AppSpec> apps;
 };

@@ -76,6 +76,11 @@ struct ContextSaveOptions {
   bool live_registers_only = false;
   // Leave the shared memory parked on the SM (lazy save, above).
   bool lazy_shared = false;
+  // Ideal preemption, to measure what preemption costs a policy: every
+  // preempted TB is switched, and its context moves without memory traffic
+  // (saved and restored in no time, no progress lost). It still leaves once
+  // its in-flight memory accesses are done, which its state depends on.
+  bool zero_cost = false;
 };
 
 }  // namespace gpumux::sm

@@ -242,6 +242,7 @@ class Sm : public Component, public mem::MemSink {
     bool flushed_before = false;  // a re-run after a flush: not flushed again
     bool live_only = false;     // the switch saves live registers only
     bool lazy_shared = false;   // the switch leaves shared memory parked (or a restore found it parked)
+    bool zero_cost = false;     // the switch moves no bytes (ContextSaveOptions::zero_cost)
     Cycle started = 0;          // this stint on the SM
     uint64_t run_cycles_before = 0;  // earlier stints (switched TBs)
     uint64_t insts = 0;              // warp instructions since (re)start

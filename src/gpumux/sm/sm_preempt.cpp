@@ -102,6 +102,7 @@ void Sm::preempt_tb(uint16_t ti, PreemptAction a, const ContextSaveOptions& o) {
   // A TB with a warp lent to an event warp (a held EDGE victim, docs/edge.md)
   // is drained instead: the warp's slot (and maybe registers) are the event's
   // until it ends, and the victim resumes only then.
+  if (o.zero_cost) a = PreemptAction::Switch;
   bool live = false, lent = false;
   for (uint16_t slot : t.warps) {
     if (!owns(ti, slot)) continue;
@@ -113,6 +114,7 @@ void Sm::preempt_tb(uint16_t ti, PreemptAction a, const ContextSaveOptions& o) {
   t.action = a;
   t.live_only = o.live_registers_only;
   t.lazy_shared = o.lazy_shared && t.smem.size > 0;
+  t.zero_cost = o.zero_cost;
   if (a == PreemptAction::Drain) return;
   // Stop issuing; the pipeline drains: results already in flight land by pipeline_done.
   t.pipeline_done = 0;
@@ -151,7 +153,7 @@ void Sm::check_quiesced(uint16_t ti) {
   t.phase = Phase::Saving;
   // A lazy save leaves the shared memory (the first lines of the save area) parked.
   const uint32_t parked = t.lazy_shared ? t.smem.size : 0;
-  t.context_bytes = context_bytes(ti, t.live_only) - parked;
+  t.context_bytes = t.zero_cost ? 0 : context_bytes(ti, t.live_only) - parked;
   stats_.tbs_switched[t.kernel->key].add();
   stats_.context_bytes_saved[t.kernel->key].add(t.context_bytes);
   t.lines_unacked = lines_of(t.context_bytes);
