@@ -1,10 +1,12 @@
 #include "gpumux/experiments/study.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "gpumux/core/error.h"
 #include "gpumux/experiments/plan.h"
 #include "gpumux/multitask/workload_file.h"
+#include "workload.h"
 
 namespace gpumux::experiments {
 namespace {
@@ -64,6 +66,12 @@ TEST(ExperimentStudy, ErrorsNameFileLineAndKey) {
             std::string::npos);
   EXPECT_NE(error_of(base + "[[figure]]\nname = \"f\"\nkind = \"pie\"\nx = \"a\"\ny = \"stp\"\n").find("'pie'"),
             std::string::npos);
+  EXPECT_EQ(error_of(base + "[scale.smoke]\nsize = \"huge\"\n"),
+            fmt::format("s.toml:14: scale.smoke.size: expected a size name: {}", workloads::size_names()));
+  EXPECT_EQ(error_of(base + "[scale.smoke]\nsize = { default = \"tiny\", nope = \"paper\" }\n"),
+            "s.toml:14: scale.smoke.size.nope: not a benchmark (see gpumux list) or \"default\"");
+  EXPECT_EQ(error_of(base + "[scale.smoke]\nconfigs = [{ label = \"x\", size = 3 }]\n"),
+            fmt::format("s.toml:14: scale.smoke.configs.size: expected a size name: {}", workloads::size_names()));
   std::string no_full = base.substr(0, base.find("[scale.full]"));
   EXPECT_EQ(error_of(no_full), "s.toml: scale.full: missing (every study has a quick and a full scale)");
   std::string bad_policy = base;

@@ -122,6 +122,34 @@ CpuGaps cpu_gaps(StrictTable& t, const toml::node& n) {
   return g;
 }
 
+// size = "medium", or { default = "medium", sgemm = "paper" }: each a size
+// name; whether the benchmark has that size is checked when runs are planned.
+Sizes sizes(StrictTable& t, const toml::node& n) {
+  auto size_name = [](StrictTable& in, const toml::node& v, const std::string& key) {
+    std::optional<std::string> z = v.value<std::string>();
+    workloads::Size parsed;
+    if (!z || !workloads::parse_size(*z, parsed)) in.fail(v, key, fmt::format("expected a size name: {}", workloads::size_names()));
+    return *z;
+  };
+  Sizes s;
+  const toml::table* st = n.as_table();
+  if (!st) {
+    s.all = size_name(t, n, "size");
+    return s;
+  }
+  StrictTable by(*st, t.qualified("size"), t.file());
+  for (const auto& [key, value] : *st) {
+    std::string b(key.str());
+    if (b == "default")
+      s.all = size_name(by, value, b);
+    else if (!workloads::find_workload(b))
+      by.fail(value, b, "not a benchmark (see gpumux list) or \"default\"");
+    else
+      s.by_benchmark[b] = size_name(by, value, b);
+  }
+  return s;
+}
+
 // qos_goals = [{ apps = 1, goals = [0.5, 0.6], sizes = [2] }, ...]
 std::vector<QosGoalSweep> qos_goal_sweeps(StrictTable& t, const toml::node& n) {
   const toml::array* arr = n.as_array();
@@ -149,11 +177,8 @@ std::vector<QosGoalSweep> qos_goal_sweeps(StrictTable& t, const toml::node& n) {
 
 // Applies the keys present in `t` ([sweep] or a [scale.*] table) to `s`.
 void read_sweep(StrictTable& t, Sweep& s) {
-  if (auto size = t.get<std::string>("size", "a size name")) {
-    workloads::Size z;
-    if (!workloads::parse_size(*size, z)) t.fail(*t.node("size"), "size", fmt::format("unknown size '{}'", *size));
-    s.size = *size;
-  }
+  if (const toml::node* n = t.node("size")) s.size = sizes(t, *n);
+  if (t.node("set")) s.set = strings(t, "set");
   if (const toml::node* n = t.node("seeds")) {
     const toml::array* arr = n->as_array();
     if (!arr || arr->empty()) t.fail(*n, "seeds", "expected a non-empty array of seeds");
@@ -181,6 +206,7 @@ void read_sweep(StrictTable& t, Sweep& s) {
       c.label = ct.get<std::string>("label", "a string").value_or("");
       if (c.label.empty()) t.fail(e, "configs", "every config needs a label");
       c.set = strings(ct, "set");
+      if (const toml::node* z = ct.node("size")) c.size = sizes(ct, *z);
       if (const toml::node* b = ct.node("warp_budgets")) {
         const toml::array* arr = b->as_array();
         if (!arr || arr->empty()) ct.fail(*b, "warp_budgets", "expected an array of budgets, one per mix position");
@@ -359,6 +385,11 @@ MixApp MixApp::alone() const {
   MixApp a{benchmark, {}};
   if (const toml::node* gap = options.get("cpu_gap_us")) a.options.insert("cpu_gap_us", *gap->value<double>());
   return a;
+}
+
+const std::string& Sizes::of(const std::string& benchmark) const {
+  auto it = by_benchmark.find(benchmark);
+  return it == by_benchmark.end() ? all : it->second;
 }
 
 double CpuGaps::of(const std::string& benchmark) const {

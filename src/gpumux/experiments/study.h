@@ -8,7 +8,8 @@
 //   set = ["sm.warp_scheduler=gto"]
 //   [run]                          # the run rule, as in workload files
 //   [sweep]                        # the axes (every scale starts from these)
-//   size = "medium"  seeds = [1]
+//   size = "medium"  seeds = [1]   # or size = { default = "medium", sgemm = "paper" }
+//   set = ["gpu.num_sms=4"]        # in [sweep] or a scale: config overrides of that scale's runs
 //   policies = ["fcfs", { label = "quota4", name = "smk-quota", ... },
 //               { label = "fcfs-np", name = "fcfs", priorities = false }]   # apps all at priority 0
 //   configs = [{ label = "gto", set = [] }]      # + warp_budgets = [1, 4]: QAWS budgets by mix position
@@ -65,10 +66,20 @@ using Mix = std::vector<MixApp>;
 // as the study defines it, the same under every policy (results' mix column).
 std::string mix_label(const Mix& mix);
 
+// The input size of each benchmark: `all`, or the one given for it.
+struct Sizes {
+  std::string all = "medium";
+  std::map<std::string, std::string> by_benchmark;
+  const std::string& of(const std::string& benchmark) const;
+};
+
 // One value of the config axis: labelled GPU config overrides.
 struct ConfigChoice {
   std::string label = "base";
   std::vector<std::string> set;
+  // Set: the input sizes of this variant's runs, in place of the sweep's
+  // (an input-size sensitivity axis; its isolated runs use them too).
+  std::optional<Sizes> size;
   // QAWS: the warp_budget of a mix's i-th application (the runs of mixes
   // only; an isolated run has one kernel, one group); empty: none.
   std::vector<uint32_t> warp_budgets;
@@ -103,7 +114,8 @@ struct QosGoalSweep {
 
 // The axes of a sweep; a run is one (mix, policy, config, seed).
 struct Sweep {
-  std::string size = "medium";
+  Sizes size;
+  std::vector<std::string> set;  // config overrides of every run, after the study's `set`
   std::vector<uint64_t> seeds{1};
   std::vector<PolicyChoice> policies;
   std::vector<ConfigChoice> configs{ConfigChoice{}};
