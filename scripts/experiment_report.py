@@ -140,7 +140,10 @@ def read_study(out):
     runs = r.obj(d.get("runs") or {}, "'runs'")
     study = {key: r.text(d, key, "") for key in
              ("name", "title", "description", "paper", "scale", "gpu", "config_dump",
-              "gpumux_version", "build_id", "created")}
+              "gpumux_version", "build_id", "commit", "created")}
+    sample = d.get("sample")
+    # A sample of the scale's mixes (gpumux experiment run --sample): said in the header.
+    study["sample"] = r.text(r.obj(sample, "'sample'"), "text", "'sample'") if sample is not None else ""
     study["runs"] = {key: r.num(runs, key, "'runs'") for key in ("total", "ok", "failed")}
     study["paragraphs"] = [p.strip() for p in re.split(r"\n\s*\n", study["description"]) if p.strip()]
     study["failed_runs"] = [

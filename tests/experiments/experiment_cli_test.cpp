@@ -200,9 +200,9 @@ TEST(ExperimentCli, CheckFailsOnUndeclaredFailuresAndStaleDeclarations) {
   EXPECT_EQ(run_gpumux(run, log), 2) << log;
   EXPECT_NE(log.find("known_failure: expected { scales = [\"smoke\", ...], reason = \"...\" }"), std::string::npos) << log;
   EXPECT_NE(log.find("a bare reason is no longer accepted"), std::string::npos) << log;
-  with(impossible + "known_failure = { scales = [\"paper\"], reason = \"r\" }\n");
+  with(impossible + "known_failure = { scales = [\"full\"], reason = \"r\" }\n");
   EXPECT_EQ(run_gpumux(run, log), 2) << log;
-  EXPECT_NE(log.find("no scale 'paper' in this study (it has: smoke, quick, full)"), std::string::npos) << log;
+  EXPECT_NE(log.find("no scale 'full' in this study (it has: smoke, quick, paper)"), std::string::npos) << log;
   with(impossible + "known_failure = { scales = [\"smoke\"] }\n");
   EXPECT_EQ(run_gpumux(run, log), 2) << log;
   EXPECT_NE(log.find("reason: missing"), std::string::npos) << log;
@@ -214,7 +214,7 @@ TEST(ExperimentCli, BadInputEndsWithAClearError) {
   EXPECT_EQ(run_gpumux("experiment run /nonexistent/study", log), 2);
   EXPECT_NE(log.find("/nonexistent/study: cannot open study file"), std::string::npos) << log;
   EXPECT_EQ(run_gpumux("experiment run " + kTinyStudy.string() + " --scale huge", log), 2);
-  EXPECT_NE(log.find("no scale 'huge' (this study has: smoke, quick, full)"), std::string::npos) << log;
+  EXPECT_NE(log.find("no scale 'huge' (this study has: smoke, quick, paper)"), std::string::npos) << log;
   EXPECT_EQ(run_gpumux("experiment run " + kTinyStudy.string() + " --executor cloud --out " +
                            (fs::path(testing::TempDir()) / "x").string(),
                        log),

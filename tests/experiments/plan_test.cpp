@@ -1,5 +1,6 @@
 #include "gpumux/experiments/plan.h"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -39,12 +40,12 @@ TEST(ExperimentPlan, AloneAndClassificationRunsComeFirstThenTheMixes) {
 
 TEST(ExperimentPlan, KeysArePureFunctionsOfTheRun) {
   std::vector<PlannedRun> a = plan_study(tiny("quick"), "/tmp/a"), b = plan_study(tiny("quick"), "/tmp/b");
-  std::vector<PlannedRun> full = plan_study(tiny("full"), "/tmp/a");  // seeds 1 and 2
+  std::vector<PlannedRun> paper = plan_study(tiny("paper"), "/tmp/a");  // seeds 1 and 2
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].task.key, b[i].task.key);
-  EXPECT_EQ(full.size(), 4u + 2u + 8u);  // alone per seed, classification once, mixes per seed
+  EXPECT_EQ(paper.size(), 4u + 2u + 8u);  // alone per seed, classification once, mixes per seed
   std::set<std::string> keys;
-  for (const auto& r : full) EXPECT_TRUE(keys.insert(r.task.key).second) << r.task.label;
+  for (const auto& r : paper) EXPECT_TRUE(keys.insert(r.task.key).second) << r.task.label;
   // A config override changes the key of the run it applies to.
   EXPECT_NE(a[0].key_text.find("config\n"), std::string::npos);
 }
@@ -65,7 +66,7 @@ TEST(ExperimentPlan, PendingTasksWriteTheFoldersAndSkipRunsWithResults) {
 }
 
 Study study(const std::string& sweep) {
-  return parse_study("[sweep]\nsize = \"tiny\"\n" + sweep + "\n[scale.quick]\n[scale.full]\n", "s.toml", ".", "quick");
+  return parse_study("[sweep]\nsize = \"tiny\"\n" + sweep + "\n[scale.quick]\n[scale.paper]\n", "s.toml", ".", "quick");
 }
 
 std::vector<PlannedRun> mix_runs(const std::vector<PlannedRun>& runs) {
@@ -73,6 +74,60 @@ std::vector<PlannedRun> mix_runs(const std::vector<PlannedRun>& runs) {
   for (const PlannedRun& r : runs)
     if (r.kind == PlannedRun::Kind::Mix) m.push_back(r);
   return m;
+}
+
+// --sample N: a seeded sample of the scale's mixes, the same for the same seed,
+// a subset of any larger sample, with every policy and the baselines its
+// mixes need; refused outside 1..M.
+TEST(ExperimentPlan, ASampleIsASeededSubsetOfTheMixes) {
+  Study s = study("policies = [\"fcfs\", \"smk-even\"]\npairs = { of = [\"pc\", \"vecadd\", \"lbm\", \"histo\"] }");
+  const std::vector<Mix> all = scale_mixes(s);
+  ASSERT_EQ(all.size(), 12u);  // ordered pairs of 4
+  auto sampled = [&](uint32_t n, uint64_t seed) {
+    s.sample = MixSample{n, seed};
+    std::vector<std::string> labels;
+    for (const Mix& m : sample_mixes(s, all)) labels.push_back(mix_label(m));
+    return labels;
+  };
+  std::vector<std::string> three = sampled(3, 1), five = sampled(5, 1);
+  EXPECT_EQ(three.size(), 3u);
+  EXPECT_EQ(sampled(3, 1), three);  // deterministic
+  for (const std::string& m : three) EXPECT_NE(std::find(five.begin(), five.end(), m), five.end()) << m;
+  EXPECT_NE(sampled(3, 2), three);  // another seed, another sample (for these 12 mixes and seeds)
+  EXPECT_EQ(sampled(12, 7).size(), 12u);
+  for (uint32_t bad : {0u, 13u}) {
+    s.sample = MixSample{bad, 1};
+    try {
+      sample_mixes(s, all);
+      ADD_FAILURE() << bad;
+    } catch (const LoadError& e) {
+      EXPECT_NE(std::string(e.what()).find("the quick scale has 12 mixes; a sample takes 1 to 12"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(sample_text(MixSample{3, 1}, 12), "sampled 3 of 12 mixes (seed 1)");
+
+  // The plan: every policy of each sampled mix, and the isolated runs of its benchmarks only.
+  s.sample = MixSample{2, 1};
+  std::vector<PlannedRun> runs = plan_study(s, "/tmp/out");
+  std::set<std::string> mixes, benchmarks, alone;
+  for (const PlannedRun& r : runs) {
+    if (r.kind != PlannedRun::Kind::Mix) {
+      alone.insert(r.mix());
+      continue;
+    }
+    mixes.insert(r.mix());
+    for (const MixApp& a : r.apps) benchmarks.insert(a.benchmark);
+  }
+  const std::vector<std::string> two = sampled(2, 1);
+  EXPECT_EQ(mixes, (std::set<std::string>(two.begin(), two.end())));
+  EXPECT_EQ(mix_runs(runs).size(), 2u * 2u);
+  EXPECT_EQ(alone, benchmarks);
+  // Runs are found by key: a sampled run has the key it has in the whole scale.
+  s.sample.reset();
+  std::set<std::string> whole;
+  for (const PlannedRun& r : plan_study(s, "/tmp/out")) whole.insert(r.task.key);
+  for (const PlannedRun& r : runs) EXPECT_TRUE(whole.count(r.task.key)) << r.task.label;
 }
 
 // The thesis's workloads: random mixes in which one process has a higher

@@ -1,12 +1,10 @@
 #include "gpumux/experiments/study.h"
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "gpumux/core/error.h"
 #include "gpumux/experiments/plan.h"
 #include "gpumux/multitask/workload_file.h"
-#include "workload.h"
 
 namespace gpumux::experiments {
 namespace {
@@ -20,7 +18,7 @@ policies = ["fcfs", { label = "q2", name = "smk-quota", tb_quota = { pc = 2 } }]
 pairs = { of = ["pc", "vecadd", "lbm"], ordered = false }
 [scale.quick]
 seeds = [3]
-[scale.full]
+[scale.paper]
 pairs = { of = ["pc", "vecadd", "lbm"] }
 random = { count = 2, apps = [3, 4], from = ["pc", "lbm"], seed = 9 }
 )";
@@ -44,20 +42,20 @@ TEST(ExperimentStudy, ScalesReplaceSweepKeys) {
   EXPECT_EQ(q.sweep.policies[1].label, "q2");
   EXPECT_EQ(q.sweep.policies[1].options["name"].value_or(std::string()), "smk-quota");
   EXPECT_FALSE(q.sweep.policies[1].options.contains("label"));
-  Study f = parse_study(kBase, "s.toml", ".", "full");
+  Study f = parse_study(kBase, "s.toml", ".", "paper");
   EXPECT_EQ(f.sweep.seeds, (std::vector<uint64_t>{1}));
   EXPECT_TRUE(f.sweep.pairs_ordered);
   ASSERT_TRUE(f.sweep.random);
   EXPECT_EQ(f.sweep.random->apps, (std::vector<uint32_t>{3, 4}));
-  EXPECT_EQ(f.scales, (std::vector<std::string>{"quick", "full"}));
+  EXPECT_EQ(f.scales, (std::vector<std::string>{"quick", "paper"}));
 }
 
 TEST(ExperimentStudy, ErrorsNameFileLineAndKey) {
   std::string base = kBase;
   // Text appended to kBase starts on line 13.
-  EXPECT_EQ(error_of(base, "medium"), "s.toml: no scale 'medium' (this study has: quick, full)");
+  EXPECT_EQ(error_of(base, "medium"), "s.toml: no scale 'medium' (this study has: quick, paper)");
   EXPECT_EQ(error_of("colour = 1\n" + base), "s.toml:1: colour: unknown key");
-  EXPECT_EQ(error_of(base + "colour = 1\n"), "s.toml:13: scale.full.colour: unknown key");
+  EXPECT_EQ(error_of(base + "colour = 1\n"), "s.toml:13: scale.paper.colour: unknown key");
   EXPECT_EQ(error_of(base + "[scale.smoke]\npairs = { of = [\"pc\", \"nope\"] }\n"),
             "s.toml:14: scale.smoke.pairs.of: unknown benchmark 'nope' (see gpumux list)");
   EXPECT_NE(error_of(base + "[[trend]]\nname = \"x\"\nexpr = \"mean(stp) >\"\n").find("s.toml:15: trend.expr: expected"),
@@ -66,18 +64,14 @@ TEST(ExperimentStudy, ErrorsNameFileLineAndKey) {
             std::string::npos);
   EXPECT_NE(error_of(base + "[[figure]]\nname = \"f\"\nkind = \"pie\"\nx = \"a\"\ny = \"stp\"\n").find("'pie'"),
             std::string::npos);
-  EXPECT_EQ(error_of(base + "[scale.smoke]\nsize = \"huge\"\n"),
-            fmt::format("s.toml:14: scale.smoke.size: expected a size name: {}", workloads::size_names()));
-  EXPECT_EQ(error_of(base + "[scale.smoke]\nsize = { default = \"tiny\", nope = \"paper\" }\n"),
-            "s.toml:14: scale.smoke.size.nope: not a benchmark (see gpumux list) or \"default\"");
   EXPECT_EQ(error_of(base + "[scale.smoke]\nconfigs = [{ label = \"x\", size = 3 }]\n"),
-            fmt::format("s.toml:14: scale.smoke.configs.size: expected a size name: {}", workloads::size_names()));
-  std::string no_full = base.substr(0, base.find("[scale.full]"));
-  EXPECT_EQ(error_of(no_full), "s.toml: scale.full: missing (every study has a quick and a full scale)");
+            "s.toml:14: scale.smoke.configs.size: expected a size name");
+  std::string no_paper = base.substr(0, base.find("[scale.paper]"));
+  EXPECT_EQ(error_of(no_paper), "s.toml: scale.paper: missing (every study has a quick and a paper scale)");
   std::string bad_policy = base;
   bad_policy.replace(bad_policy.find("\"fcfs\""), 6, "\"lottery\"");
   EXPECT_NE(error_of(bad_policy).find("s.toml:6: sweep.policies: unknown sharing policy 'lottery'"), std::string::npos);
-  EXPECT_NE(error_of("[sweep]\npolicies = [\"fcfs\"]\n[scale.quick]\n[scale.full]\n").find("no mixes"),
+  EXPECT_NE(error_of("[sweep]\npolicies = [\"fcfs\"]\n[scale.quick]\n[scale.paper]\n").find("no mixes"),
             std::string::npos);
   EXPECT_NE(error_of(base + "[classify]\nfrom = [\"gpu.num_sms=1\"]\nabove = \"C\"\nbelow = \"M\"\n").find("threshold"),
             std::string::npos);
@@ -97,7 +91,7 @@ mixes = [[{ benchmark = "pc", priority = 1, arrival_cycle = 500, cpu_gap_us = 2 
 random = { count = 4, apps = 2, from = ["pc", "lbm"], seed = 3, high_priority = 2 }
 cpu_gap_us = { default = 1.5, lbm = 4 }
 [scale.quick]
-[scale.full]
+[scale.paper]
 cpu_gap_us = 3
 )";
 
@@ -119,10 +113,10 @@ TEST(ExperimentStudy, MixAppsPrioritiesAndCpuGaps) {
   EXPECT_EQ(q.sweep.random->high_priority, 2);
   EXPECT_EQ(q.sweep.cpu_gaps.of("lbm"), 4.0);
   EXPECT_EQ(q.sweep.cpu_gaps.of("pc"), 1.5);
-  Study f = parse_study(kPriorities, "s.toml", ".", "full");
+  Study f = parse_study(kPriorities, "s.toml", ".", "paper");
   EXPECT_EQ(f.sweep.cpu_gaps.of("lbm"), 3.0);
   EXPECT_FALSE(parse_study(kBase, "s.toml", ".", "quick").sweep.random);
-  EXPECT_EQ(parse_study(kBase, "s.toml", ".", "full").sweep.random->high_priority, std::nullopt);
+  EXPECT_EQ(parse_study(kBase, "s.toml", ".", "paper").sweep.random->high_priority, std::nullopt);
 }
 
 TEST(ExperimentStudy, MixAppsPrioritiesAndCpuGapsErrors) {
@@ -146,13 +140,41 @@ TEST(ExperimentStudy, MixAppsPrioritiesAndCpuGapsErrors) {
   EXPECT_EQ(with("high_priority = 2", "high_priority = 0"), "s.toml:6: sweep.random.high_priority: 0 is outside [1, 100]");
   EXPECT_EQ(with("lbm = 4", "lbm = 4, nope = 1"),
             "s.toml:7: sweep.cpu_gap_us.nope: not a benchmark (see gpumux list) or \"default\"");
-  EXPECT_EQ(with("cpu_gap_us = 3", "cpu_gap_us = 2e6"), "s.toml:10: scale.full.cpu_gap_us: 2000000 is outside [0, 1e6] microseconds");
-  EXPECT_EQ(with("cpu_gap_us = 3", "cpu_gap_us = \"3us\""), "s.toml:10: scale.full.cpu_gap_us: expected microseconds");
+  EXPECT_EQ(with("cpu_gap_us = 3", "cpu_gap_us = 2e6"), "s.toml:10: scale.paper.cpu_gap_us: 2000000 is outside [0, 1e6] microseconds");
+  EXPECT_EQ(with("cpu_gap_us = 3", "cpu_gap_us = \"3us\""), "s.toml:10: scale.paper.cpu_gap_us: expected microseconds");
+}
+
+// size: one for every benchmark, or per benchmark with a default (medium
+// when absent); the runs of a benchmark get its size, alone and in mixes.
+TEST(ExperimentStudy, SizesPerBenchmark) {
+  const std::string sweep = "[sweep]\npolicies = [\"fcfs\"]\npairs = { of = [\"pc\", \"vecadd\"] }\n";
+  Study s = parse_study(sweep + "size = { vecadd = \"tiny\" }\n[scale.quick]\n[scale.paper]\nsize = \"tiny\"\n",
+                        "s.toml", ".", "quick");
+  EXPECT_EQ(s.sweep.size.of("vecadd"), "tiny");
+  EXPECT_EQ(s.sweep.size.of("pc"), "medium");
+  for (const PlannedRun& r : plan_study(s, "/tmp/out")) {
+    multitask::WorkloadFile w = multitask::parse_workload(r.workload_toml, "w", ".");
+    for (size_t i = 0; i < r.apps.size(); ++i)
+      EXPECT_EQ(w.apps[i].size, r.apps[i].benchmark == "vecadd" ? workloads::Size::Tiny : workloads::Size::Medium)
+          << r.task.label;
+  }
+  Study paper = parse_study(sweep + "size = { vecadd = \"tiny\" }\n[scale.quick]\n[scale.paper]\nsize = \"tiny\"\n",
+                            "s.toml", ".", "paper");
+  EXPECT_EQ(paper.sweep.size.of("pc"), "tiny");  // a scale's size replaces the whole table
+  EXPECT_TRUE(paper.sweep.size.by_benchmark.empty());
+  EXPECT_EQ(parse_study(sweep + "size = { default = \"tiny\", pc = \"small\" }\n[scale.quick]\n[scale.paper]\n",
+                        "s.toml", ".", "quick").sweep.size.of("vecadd"),
+            "tiny");
+  EXPECT_EQ(error_of(sweep + "size = { nope = \"tiny\" }\n[scale.quick]\n[scale.paper]\n"),
+            "s.toml:4: sweep.size.nope: not a benchmark (see gpumux list) or \"default\"");
+  EXPECT_EQ(error_of(sweep + "size = { pc = \"huge\" }\n[scale.quick]\n[scale.paper]\n"),
+            "s.toml:4: sweep.size.pc: unknown size 'huge'");
+  EXPECT_EQ(error_of(sweep + "size = 3\n[scale.quick]\n[scale.paper]\n"), "s.toml:4: sweep.size: expected a size name");
 }
 
 TEST(ExperimentStudy, LoadsTheShippedStudies) {
   for (const char* dir : {"experiments/sharing-baselines", "tests/experiments/fixtures/tiny-study"})
-    for (const char* scale : {"quick", "full"}) {
+    for (const char* scale : {"quick", "paper"}) {
       Study s = load_study(std::filesystem::path(GPUMUX_SOURCE_DIR) / dir, scale);
       EXPECT_FALSE(s.trends.empty()) << dir;
       EXPECT_FALSE(s.figures.empty()) << dir;
@@ -162,10 +184,10 @@ TEST(ExperimentStudy, LoadsTheShippedStudies) {
 // A scale's max_cycles replaces the run rule's (which must be cycle-limited).
 TEST(ExperimentStudy, ScaleMaxCyclesNeedsACycleLimitedRun) {
   const std::string cycles = std::string("run = { until = \"cycles\", max_cycles = 2000000 }\n") + kBase;
-  Study q = parse_study(cycles + "max_cycles = 5000\n", "s.toml", ".", "full");
+  Study q = parse_study(cycles + "max_cycles = 5000\n", "s.toml", ".", "paper");
   EXPECT_EQ(q.run.max_cycles, 5000u);
   EXPECT_EQ(parse_study(cycles, "s.toml", ".", "quick").run.max_cycles, 2000000u);
-  EXPECT_NE(error_of(std::string(kBase) + "max_cycles = 5000\n", "full").find("needs [run] until = \"cycles\""),
+  EXPECT_NE(error_of(std::string(kBase) + "max_cycles = 5000\n", "paper").find("needs [run] until = \"cycles\""),
             std::string::npos);
 }
 
@@ -174,15 +196,15 @@ TEST(ExperimentStudy, ScaleMaxCyclesNeedsACycleLimitedRun) {
 TEST(ExperimentStudy, ScaleCompletionsAndMeasureReplaceTheRunRules) {
   const std::string text =
       "[sweep]\nsize = \"tiny\"\npolicies = [\"fcfs\"]\npairs = { of = [\"pc\", \"vecadd\"] }\n[scale.quick]\n"
-      "[scale.full]\ncompletions = 3\nmeasure = \"all\"\n";
-  Study full = parse_study(text, "s.toml", ".", "full");
-  EXPECT_EQ(full.run.completions, 3u);
-  EXPECT_EQ(full.run.measure, multitask::RunRule::Measure::All);
+      "[scale.paper]\ncompletions = 3\nmeasure = \"all\"\n";
+  Study paper = parse_study(text, "s.toml", ".", "paper");
+  EXPECT_EQ(paper.run.completions, 3u);
+  EXPECT_EQ(paper.run.measure, multitask::RunRule::Measure::All);
   Study quick = parse_study(text, "s.toml", ".", "quick");
   EXPECT_EQ(quick.run.completions, 1u);
   EXPECT_EQ(quick.run.measure, multitask::RunRule::Measure::First);
   // The mixes' workloads carry it; the isolated runs stay one run.
-  std::vector<PlannedRun> runs = plan_study(full, "/tmp/out");
+  std::vector<PlannedRun> runs = plan_study(paper, "/tmp/out");
   for (const PlannedRun& r : runs) {
     multitask::WorkloadFile w = multitask::parse_workload(r.workload_toml, "w", ".");
     EXPECT_EQ(w.run.completions, r.kind == PlannedRun::Kind::Mix ? 3u : 1u) << r.task.label;
@@ -190,9 +212,9 @@ TEST(ExperimentStudy, ScaleCompletionsAndMeasureReplaceTheRunRules) {
                                                              : multitask::RunRule::Measure::First);
   }
   const std::string cycles = std::string("run = { until = \"cycles\", max_cycles = 2000000 }\n") + kBase;
-  EXPECT_NE(error_of(cycles + "completions = 3\n", "full").find("needs [run] until = \"completions\""),
+  EXPECT_NE(error_of(cycles + "completions = 3\n", "paper").find("needs [run] until = \"completions\""),
             std::string::npos);
-  EXPECT_NE(error_of(std::string(kBase) + "measure = \"mean\"\n", "full").find("expected one of"), std::string::npos);
+  EXPECT_NE(error_of(std::string(kBase) + "measure = \"mean\"\n", "paper").find("expected one of"), std::string::npos);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 //   gpumux experiment run experiments/sharing-baselines --scale quick --jobs 2
 //   gpumux experiment check out/sharing-baselines-quick
 //   gpumux experiment report out/sharing-baselines-quick
+//   gpumux experiment run experiments/qos-isca17 --scale paper --sample 20 --jobs 1
+//   gpumux experiment publish experiments/qos-isca17 --scale paper
 #include <unistd.h>
 
 #include <chrono>
@@ -20,6 +22,7 @@
 #include "gpumux/experiments/files.h"
 #include "gpumux/experiments/plan.h"
 #include "gpumux/experiments/process.h"
+#include "gpumux/experiments/publish.h"
 #include "gpumux/experiments/results.h"
 #include "gpumux/gpu/progress.h"
 #include "gpumux/multitask/runner.h"
@@ -32,8 +35,10 @@ namespace fs = std::filesystem;
 using namespace gpumux::experiments;
 
 struct ExperimentOptions {
-  std::string study, scale = "quick", executor = "local", out;
+  std::string study, scale = "quick", executor = "local", out, to;
   bool dry_run = false, strict = false;
+  uint32_t sample = 0;  // set (--sample): a seeded sample of this many mixes
+  uint64_t sample_seed = 1;
   ExecutorOptions exec;
   std::string cache_dir;  // run-one
 };
@@ -77,15 +82,23 @@ class ProgressDisplay : public ProgressSink {
   clock::time_point start_ = clock::now();
 };
 
+// OUT: --out, else out/<study>-<scale> (a sample shares it, so that a larger
+// sample reuses the runs of a smaller one).
+fs::path out_dir(const ExperimentOptions& o, const Study& s) {
+  return fs::absolute(o.out.empty() ? fs::path("out") / fmt::format("{}-{}", s.name, s.scale) : fs::path(o.out));
+}
+
 void run_study(ExperimentOptions o) {
   Study s = load_study(o.study, o.scale);
-  fs::path out = o.out.empty() ? fs::path("out") / fmt::format("{}-{}", s.name, s.scale) : fs::path(o.out);
-  out = fs::absolute(out);
+  if (o.sample) s.sample = MixSample{o.sample, o.sample_seed};
+  fs::path out = out_dir(o, s);
   std::vector<PlannedRun> runs = plan_study(s, out);
   fs::create_directories(out);
   fs::copy_file(s.file, out / "experiment.toml", fs::copy_options::overwrite_existing);
   std::vector<RunTask> pending = pending_tasks(runs);
-  fmt::print("study {} ({} scale): {} runs, {} to do, {} executor; results in {}\n", s.name, s.scale, runs.size(),
+  std::string scale = s.sample ? fmt::format("{} scale, {}", s.scale, sample_text(*s.sample, scale_mixes(s).size()))
+                               : fmt::format("{} scale", s.scale);
+  fmt::print("study {} ({}): {} runs, {} to do, {} executor; results in {}\n", s.name, scale, runs.size(),
              pending.size(), o.executor, out.string());
   if (o.dry_run) {
     for (const RunTask& t : pending) fmt::print("  wave {} {} {}\n", t.wave, t.key, t.label);
@@ -96,6 +109,7 @@ void run_study(ExperimentOptions o) {
   ProgressDisplay progress(pending.size());
   if (!pending.empty()) make_executor(o.executor)->execute(pending, o.exec, progress);
   StudyResults r = collect_results(s, runs);
+  r.commit = source_commit();
   write_results(s, r, out);
   fmt::print("{} of {} runs have results; wrote {}\n", r.ok, r.total, (out / "results.csv").string());
   print_trends(out, false);
@@ -136,12 +150,30 @@ fs::path report_script() {
   return fs::path(GPUMUX_SOURCE_DIR) / "scripts/experiment_report.py";
 }
 
-void report(const ExperimentOptions& o) {
+void report(const fs::path& out) {
   fs::path script = report_script();
-  ProcessResult p = run_process({"python3", script.string(), o.study});
+  ProcessResult p = run_process({"python3", script.string(), out.string()});
   fmt::print("{}", p.out);
   if (p.exit_code != 0)
     throw ApiError(fmt::format("report: {}", p.err.empty() ? "python3 " + script.string() + " failed" : p.err));
+}
+
+// Writes the report of the study's results at the scale, then copies them to
+// STUDY/results/<scale> (or --to).
+void publish(const ExperimentOptions& o) {
+  Study s = load_study(o.study, o.scale);
+  fs::path out = out_dir(o, s);
+  check_results_of(s, out);
+  report(out);
+  fs::path dest = o.to.empty() ? s.dir / "results" / s.scale : fs::path(o.to);
+  std::vector<std::string> files = publish_results(s, out, dest);
+  const std::string commit = read_text(dest / "commit");
+  fmt::print("published {} files of {} into {}: {}\n", files.size(), out.string(), dest.string(),
+             fmt::join(files, ", "));
+  fmt::print("{}", commit);
+  if (commit.find("-dirty") != std::string::npos || commit.rfind("unknown", 0) == 0)
+    fmt::print(stderr, "warning: these results came from sources that are not a commit ({}); re-run from a "
+               "committed tree before publishing them\n", commit.substr(0, commit.find('\n')));
 }
 
 }  // namespace
@@ -153,8 +185,10 @@ void add_experiment_commands(CLI::App& app) {
 
   CLI::App* run = cmd->add_subcommand("run", "Run a study's runs that have no result yet, then gather its results");
   run->add_option("study", o->study, "The study folder (experiments/<name>) or its experiment.toml")->required();
-  run->add_option("--scale", o->scale, "The study's scale: quick (minutes), full (the paper's), or another it defines")
-      ->capture_default_str();
+  run->add_option("--scale", o->scale, "The study's scale: smoke (CI), quick (minutes), paper (the paper's), or "
+                  "another it defines")->capture_default_str();
+  run->add_option("--sample", o->sample, "Run a seeded sample of this many of the scale's mixes (1 to all of them)");
+  run->add_option("--sample-seed", o->sample_seed, "The seed that draws --sample's mixes")->capture_default_str();
   run->add_option("--jobs,-j", o->exec.jobs, "local: concurrent runs (default: the number of cores)");
   run->add_option("--executor", o->executor, "Where runs execute: local or slurm")->capture_default_str();
   run->add_option("--out", o->out, "Output folder (default: out/<study>-<scale>)");
@@ -169,6 +203,8 @@ void add_experiment_commands(CLI::App& app) {
       if (run->count(slurm_only) && o->executor != "slurm")
         throw ApiError(fmt::format("{} is an option of --executor slurm", slurm_only));
     if (run->count("--jobs") && o->executor != "local") throw ApiError("--jobs is an option of --executor local");
+    if (run->count("--sample") && o->sample < 1) throw ApiError("--sample: a sample takes at least 1 mix");
+    if (run->count("--sample-seed") && !run->count("--sample")) throw ApiError("--sample-seed is an option of --sample");
     run_study(*o);
   });
 
@@ -181,7 +217,15 @@ void add_experiment_commands(CLI::App& app) {
 
   CLI::App* rep = cmd->add_subcommand("report", "Write OUT/report.html: figures, paper values, trends, GPU config");
   rep->add_option("out", o->study, "The study's output folder")->required();
-  rep->callback([o] { report(*o); });
+  rep->callback([o] { report(o->study); });
+
+  CLI::App* pub = cmd->add_subcommand("publish", "Write the report of a study's results, then copy them with their "
+                                      "commit to STUDY/results/<scale>/ (docs/experiments.md, \"Publishing\")");
+  pub->add_option("study", o->study, "The study folder (experiments/<name>) or its experiment.toml")->required();
+  pub->add_option("--scale", o->scale, "The scale of the results")->capture_default_str();
+  pub->add_option("--out", o->out, "The results' folder, as given to run (default: out/<study>-<scale>)");
+  pub->add_option("--to", o->to, "Where to publish (default: STUDY/results/<scale>)");
+  pub->callback([o] { publish(*o); });
 
   CLI::App* one = cmd->add_subcommand("run-one", "Execute one run folder (used by the executors)");
   one->add_option("dir", o->study, "The run folder (holds workload.toml)")->required();

@@ -7,6 +7,8 @@ namespace gpumux::cli {
 
 // Exit code a subcommand's callback leaves for main() to return.
 int& exit_code();
+// git describe of the sources the binary was built from (gpumux --version).
+const char* source_commit();
 
 void add_ptx_commands(CLI::App& app);       // gpumux ptx check
 void add_workload_commands(CLI::App& app);  // gpumux list, gpumux verify

@@ -18,6 +18,7 @@ int& exit_code() {
   static int code = 0;
   return code;
 }
+const char* source_commit() { return GPUMUX_COMMIT; }
 }  // namespace gpumux::cli
 
 int main(int argc, char** argv) {

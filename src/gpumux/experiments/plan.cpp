@@ -64,7 +64,7 @@ std::vector<Mix> with_qos_goals(const std::vector<QosGoalSweep>& sweeps, const s
   return out;
 }
 
-std::vector<Mix> mixes_of(const Sweep& s) {
+std::vector<Mix> all_mixes(const Sweep& s) {
   std::vector<Mix> mixes = s.mixes;
   const auto& of = s.pairs_of;
   for (size_t i = 0; i < of.size(); ++i)
@@ -118,7 +118,7 @@ class Planner {
     if (!alone && rule.ipc_window) run.insert("ipc_window", int64_t(rule.ipc_window));
     w.insert("run", run);
     toml::array apps;
-    const Sizes& sizes = config.size ? *config.size : s_.sweep.size;
+    const ByBenchmark<std::string>& sizes = config.size ? *config.size : s_.sweep.size;
     for (const MixApp& a : mix) {
       // Every application of a mix uses the mix's seed, so that each benchmark
       // has one isolated baseline per seed whatever its position.
@@ -175,6 +175,29 @@ class Planner {
 
 }  // namespace
 
+std::vector<Mix> scale_mixes(const Study& s) { return all_mixes(s.sweep); }
+
+std::vector<Mix> sample_mixes(const Study& s, const std::vector<Mix>& mixes) {
+  if (!s.sample) return mixes;
+  const MixSample& sample = *s.sample;
+  if (sample.mixes < 1 || sample.mixes > mixes.size())
+    throw LoadError(fmt::format("{}: --sample {}: the {} scale has {} mixes; a sample takes 1 to {} of them",
+                                s.file.string(), sample.mixes, s.scale, mixes.size(), mixes.size()));
+  std::vector<size_t> order(mixes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  workloads::Rng rng(sample.seed);
+  for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(uint32_t(i))]);
+  std::vector<size_t> taken(order.begin(), order.begin() + sample.mixes);
+  std::sort(taken.begin(), taken.end());
+  std::vector<Mix> out;
+  for (size_t i : taken) out.push_back(mixes[i]);
+  return out;
+}
+
+std::string sample_text(const MixSample& sample, size_t of) {
+  return fmt::format("sampled {} of {} mixes (seed {})", sample.mixes, of, sample.seed);
+}
+
 std::vector<std::pair<std::string, std::string>> PlannedRun::axes() const {
   return {{"mix", mix()},     {"apps", std::to_string(apps.size())}, {"policy", policy},
           {"config", config}, {"seed", std::to_string(seed)}};
@@ -183,7 +206,7 @@ std::vector<std::pair<std::string, std::string>> PlannedRun::axes() const {
 std::vector<PlannedRun> plan_study(const Study& s, const std::filesystem::path& out) {
   Planner p(s, out);
   std::vector<PlannedRun> runs;
-  std::vector<Mix> mixes = mixes_of(s.sweep);
+  std::vector<Mix> mixes = sample_mixes(s, all_mixes(s.sweep));
   std::map<std::string, MixApp> alone;  // each application as its isolated run has it, by label
   for (const Mix& m : mixes)
     for (const MixApp& a : m) alone.emplace(a.alone().label(), a.alone());

@@ -38,7 +38,21 @@ struct PlannedRun {
   std::string mix() const { return mix_label(apps); }
 };
 
-// Every run of the study's selected scale; LoadError (naming the study file
+// Every mix of the study's selected scale, before any sample: M of
+// "sampled N of M mixes".
+std::vector<Mix> scale_mixes(const Study& s);
+
+// The study's sample of `mixes`: the first N of a permutation of them drawn
+// from the sample's seed (Fisher-Yates), kept in their study order. The
+// permutation does not depend on N, so a larger N keeps every mix of a
+// smaller one (and its runs, which are found by key). LoadError unless
+// 1 <= N <= |mixes|.
+std::vector<Mix> sample_mixes(const Study& s, const std::vector<Mix>& mixes);
+
+// "sampled N of M mixes (seed K)".
+std::string sample_text(const MixSample& sample, size_t of);
+
+// Every run of the study's selected scale (of its sample, if it has one); LoadError (naming the study file
 // and the run) if a generated workload or config is invalid. Runs with the
 // same key but different axis values (two policy labels giving the same
 // workload) are all kept: they share one run folder and result.

@@ -389,6 +389,11 @@ json figure_data(const FigureSpec& f, const Table& t) {
 
 StudyResults collect_results(const Study& s, const std::vector<PlannedRun>& runs) {
   StudyResults out;
+  if (s.sample) {
+    const size_t of = scale_mixes(s).size();
+    out.sample = {{"mixes", s.sample->mixes}, {"of", of}, {"seed", s.sample->seed},
+                  {"text", sample_text(*s.sample, of)}};
+  }
   out.mixes.per_run = out.isolated.per_run = {"stp",      "antt",        "fairness",          "cycles",
                                               "qos_apps", "qos_case",    "non_qos_ipc",       "run_preempt_bytes",
                                               "run_preempt_cycles", "kernel_antt", "cpi_stp", "cpi_antt",
@@ -443,7 +448,7 @@ StudyResults collect_results(const Study& s, const std::vector<PlannedRun>& runs
     json j = {{"name", tr.name}, {"expr", tr.expr}, {"paper", tr.paper}, {"lhs", nullptr}, {"rhs", nullptr},
               {"point_holds", false}, {"ci_low", nullptr}, {"ci_high", nullptr}, {"units", 0},
               {"resamples", Trend::kResamples}, {"holds", false}, {"error", nullptr},
-              {"known_failure", known ? json(known->reason) : json(nullptr)}};
+              {"known_failure", known ? json(known->reason) : json(nullptr)}, {"sample", out.sample}};
     try {
       Trend::Outcome o = Trend::parse(tr.expr).evaluate(out.mixes);
       j["lhs"] = o.lhs;
@@ -482,8 +487,9 @@ void write_results(const Study& s, const StudyResults& r, const std::filesystem:
   char created[32];
   std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   json study = {{"name", s.name}, {"title", s.title}, {"description", s.description}, {"paper", s.paper},
-                {"scale", s.scale}, {"gpu", s.gpu}, {"config_dump", gpu::load_config(s.gpu, base).dump()},
-                {"gpumux_version", GPUMUX_VERSION}, {"build_id", multitask::build_id()}, {"created", created},
+                {"scale", s.scale}, {"sample", r.sample}, {"gpu", s.gpu}, {"config_dump", gpu::load_config(s.gpu, base).dump()},
+                {"gpumux_version", GPUMUX_VERSION}, {"build_id", multitask::build_id()}, {"commit", r.commit},
+                {"created", created},
                 {"runs", {{"total", r.total}, {"ok", r.ok}, {"failed", r.total - r.ok}}},
                 {"failed_runs", r.failed}, {"classes", r.classes}, {"paper_values", paper_values}};
   write_text(out / "study.json", study.dump(1) + "\n");
@@ -513,6 +519,11 @@ bool print_trends(const std::filesystem::path& out, bool strict) {
     throw LoadError(fmt::format("{}: {}", (out / "trends.json").string(), e.what()));
   }
   size_t holding = 0, known_count = 0, failing = 0, stale = 0;
+  // A sample's trends are measured on a fraction of the scale: say so first and last.
+  std::string sample;
+  for (const json& t : trends)
+    if (t.contains("sample") && !t["sample"].is_null()) sample = t["sample"]["text"].get<std::string>();
+  if (!sample.empty()) fmt::print("a sample of the scale, not all of it: {}\n", sample);
   for (const json& t : trends) {
     const bool known = !t["known_failure"].is_null();
     const bool holds = t["holds"].get<bool>() && t["error"].is_null();
@@ -535,8 +546,8 @@ bool print_trends(const std::filesystem::path& out, bool strict) {
     if (holds && known)
       fmt::print("{:<14} stale: declared a known failure at this scale, but it holds; remove the declaration\n", "");
   }
-  fmt::print("{} of {} trends hold; {} known failures, {} undeclared failures, {} stale declarations\n", holding,
-             trends.size(), known_count, failing, stale);
+  fmt::print("{} of {} trends hold; {} known failures, {} undeclared failures, {} stale declarations{}\n", holding,
+             trends.size(), known_count, failing, stale, sample.empty() ? "" : " (" + sample + ")");
   return failing == 0 && stale == 0 && (!strict || known_count == 0);
 }
 

@@ -16,9 +16,10 @@
 //   OUT/figures.json   each figure's data, aggregated, ready to draw
 //   OUT/trends.json    each trend: expression, paper's value, measured sides,
 //                      the 95% bootstrap interval of lhs - rhs and its units,
-//                      holds, the known failure declared at this scale
-//   OUT/study.json     description, scale, GPU config, run counts, failed
-//                      runs, classes, gpumux version
+//                      holds, the known failure declared at this scale, the
+//                      sample of mixes it was measured on (null: all)
+//   OUT/study.json     description, scale, sample, GPU config, run counts,
+//                      failed runs, classes, gpumux version, commit
 //
 // Host seconds are left out of the tables, so the same study gives the same
 // results.csv on any machine and executor.
@@ -42,6 +43,10 @@ struct StudyResults {
   nlohmann::json figures = nlohmann::json::array();
   nlohmann::json trends = nlohmann::json::array();
   nlohmann::json failed = nlohmann::json::array();   // [{"key", "label", "error"}]
+  // With a sample (--sample): {"mixes": N, "of": M, "seed": K, "text":
+  // "sampled N of M mixes (seed K)"}, in study.json and every trend; else null.
+  nlohmann::json sample;
+  std::string commit = "unknown";  // git describe of the binary's sources (gpumux --version)
   size_t total = 0, ok = 0;
 };
 

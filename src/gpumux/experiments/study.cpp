@@ -101,53 +101,42 @@ MixApp mix_app(StrictTable& t, const toml::node& e) {
 }
 
 // cpu_gap_us = 5.0, or { default = 1.0, sgemm = 10.0 }.
-CpuGaps cpu_gaps(StrictTable& t, const toml::node& n) {
-  CpuGaps g;
-  const toml::table* gt = n.as_table();
-  if (!gt) {
-    g.all = multitask::cpu_microseconds(t, "cpu_gap_us");
-    return g;
-  }
-  StrictTable by(*gt, t.qualified("cpu_gap_us"), t.file());
-  for (const auto& [key, value] : *gt) {
-    std::string b(key.str());
-    double us = multitask::cpu_microseconds(by, b);
+// `key` = a value for every benchmark, or { default = v, <benchmark> = v, ... };
+// `read(table, key)` reads one value.
+template <typename T, typename Read>
+ByBenchmark<T> by_benchmark(StrictTable& t, const std::string& key, const toml::node& n, ByBenchmark<T> out,
+                            Read read) {
+  const toml::table* bt = n.as_table();
+  if (!bt) return ByBenchmark<T>{read(t, key), {}};
+  StrictTable by(*bt, t.qualified(key), t.file());
+  for (const auto& [k, value] : *bt) {
+    std::string b(k.str());
+    T v = read(by, b);
     if (b == "default")
-      g.all = us;
+      out.all = v;
     else if (!workloads::find_workload(b))
       by.fail(value, b, "not a benchmark (see gpumux list) or \"default\"");
     else
-      g.by_benchmark[b] = us;
+      out.by_benchmark[b] = v;
   }
-  return g;
+  return out;
 }
 
-// size = "medium", or { default = "medium", sgemm = "paper" }: each a size
-// name; whether the benchmark has that size is checked when runs are planned.
-Sizes sizes(StrictTable& t, const toml::node& n) {
-  auto size_name = [](StrictTable& in, const toml::node& v, const std::string& key) {
-    std::optional<std::string> z = v.value<std::string>();
-    workloads::Size parsed;
-    if (!z || !workloads::parse_size(*z, parsed)) in.fail(v, key, fmt::format("expected a size name: {}", workloads::size_names()));
-    return *z;
-  };
-  Sizes s;
-  const toml::table* st = n.as_table();
-  if (!st) {
-    s.all = size_name(t, n, "size");
-    return s;
-  }
-  StrictTable by(*st, t.qualified("size"), t.file());
-  for (const auto& [key, value] : *st) {
-    std::string b(key.str());
-    if (b == "default")
-      s.all = size_name(by, value, b);
-    else if (!workloads::find_workload(b))
-      by.fail(value, b, "not a benchmark (see gpumux list) or \"default\"");
-    else
-      s.by_benchmark[b] = size_name(by, value, b);
-  }
-  return s;
+CpuGaps cpu_gaps(StrictTable& t, const toml::node& n) {
+  return by_benchmark<double>(t, "cpu_gap_us", n, CpuGaps{},
+                              [](StrictTable& st, const std::string& k) { return multitask::cpu_microseconds(st, k); });
+}
+
+// A table's benchmarks not listed keep "medium" unless it has a default.
+ByBenchmark<std::string> sizes(StrictTable& t, const toml::node& n) {
+  return by_benchmark<std::string>(t, "size", n, ByBenchmark<std::string>{"medium", {}},
+                                   [](StrictTable& st, const std::string& k) {
+                                     std::string size = st.get<std::string>(k, "a size name").value_or("");
+                                     workloads::Size z;
+                                     if (!workloads::parse_size(size, z))
+                                       st.fail(*st.node(k), k, fmt::format("unknown size '{}'", size));
+                                     return size;
+                                   });
 }
 
 // qos_goals = [{ apps = 1, goals = [0.5, 0.6], sizes = [2] }, ...]
@@ -387,16 +376,6 @@ MixApp MixApp::alone() const {
   return a;
 }
 
-const std::string& Sizes::of(const std::string& benchmark) const {
-  auto it = by_benchmark.find(benchmark);
-  return it == by_benchmark.end() ? all : it->second;
-}
-
-double CpuGaps::of(const std::string& benchmark) const {
-  auto it = by_benchmark.find(benchmark);
-  return it == by_benchmark.end() ? all : it->second;
-}
-
 Study parse_study(std::string_view text, const std::string& name, const std::filesystem::path& dir,
                   const std::string& scale) {
   toml::table root = parse_toml(text, name);
@@ -428,7 +407,7 @@ Study parse_study(std::string_view text, const std::string& name, const std::fil
   st.finish();
 
   const toml::node* sc = top.node("scale");
-  if (!sc) throw LoadError(fmt::format("{}: no [scale.quick] and [scale.full] tables", name));
+  if (!sc) throw LoadError(fmt::format("{}: no [scale.quick] and [scale.paper] tables", name));
   StrictTable scales(as_table(top, "scale", *sc), "scale", name);
   // In the order they are written (toml++ iterates tables sorted by key).
   std::vector<std::pair<std::string, const toml::node*>> ordered;
@@ -443,9 +422,9 @@ Study parse_study(std::string_view text, const std::string& name, const std::fil
     s.scales.push_back(k);
     if (k == scale) s.sweep = patched;
   }
-  for (const char* required : {"quick", "full"})
+  for (const char* required : {"quick", "paper"})
     if (std::find(s.scales.begin(), s.scales.end(), required) == s.scales.end())
-      throw LoadError(fmt::format("{}: scale.{}: missing (every study has a quick and a full scale)", name, required));
+      throw LoadError(fmt::format("{}: scale.{}: missing (every study has a quick and a paper scale)", name, required));
   if (std::find(s.scales.begin(), s.scales.end(), scale) == s.scales.end())
     throw LoadError(fmt::format("{}: no scale '{}' (this study has: {})", name, scale, fmt::join(s.scales, ", ")));
   s.scale = scale;

@@ -8,7 +8,7 @@
 //   set = ["sm.warp_scheduler=gto"]
 //   [run]                          # the run rule, as in workload files
 //   [sweep]                        # the axes (every scale starts from these)
-//   size = "medium"  seeds = [1]   # or size = { default = "medium", sgemm = "paper" }
+//   size = "medium"  seeds = [1]  # or size = { default = "medium", lbm = "paper" }
 //   set = ["gpu.num_sms=4"]        # in [sweep] or a scale: config overrides of that scale's runs
 //   policies = ["fcfs", { label = "quota4", name = "smk-quota", ... },
 //               { label = "fcfs-np", name = "fcfs", priorities = false }]   # apps all at priority 0
@@ -66,12 +66,18 @@ using Mix = std::vector<MixApp>;
 // as the study defines it, the same under every policy (results' mix column).
 std::string mix_label(const Mix& mix);
 
-// The input size of each benchmark: `all`, or the one given for it.
-struct Sizes {
-  std::string all = "medium";
-  std::map<std::string, std::string> by_benchmark;
-  const std::string& of(const std::string& benchmark) const;
+// A sweep value given per benchmark: one value, or { default = ..., sgemm = ... }.
+template <typename T>
+struct ByBenchmark {
+  T all{};  // benchmarks not listed
+  std::map<std::string, T> by_benchmark;
+  const T& of(const std::string& benchmark) const {
+    auto it = by_benchmark.find(benchmark);
+    return it == by_benchmark.end() ? all : it->second;
+  }
 };
+// Host CPU time before each API call (cpu_gap_us of an [[app]]), by benchmark.
+using CpuGaps = ByBenchmark<double>;
 
 // One value of the config axis: labelled GPU config overrides.
 struct ConfigChoice {
@@ -79,7 +85,7 @@ struct ConfigChoice {
   std::vector<std::string> set;
   // Set: the input sizes of this variant's runs, in place of the sweep's
   // (an input-size sensitivity axis; its isolated runs use them too).
-  std::optional<Sizes> size;
+  std::optional<ByBenchmark<std::string>> size;
   // QAWS: the warp_budget of a mix's i-th application (the runs of mixes
   // only; an isolated run has one kernel, one group); empty: none.
   std::vector<uint32_t> warp_budgets;
@@ -96,13 +102,6 @@ struct RandomMixes {
   std::optional<int> high_priority;
 };
 
-// Host CPU time before each API call (cpu_gap_us of an [[app]]), by benchmark.
-struct CpuGaps {
-  double all = 0;  // benchmarks not listed
-  std::map<std::string, double> by_benchmark;
-  double of(const std::string& benchmark) const;
-};
-
 // An axis of QoS goals (Wang et al., ISCA'17): every mix of a size in
 // `sizes` (empty: any) is run once per goal, its first `apps` applications
 // with that qos_goal (an entry setting its own keeps it).
@@ -114,7 +113,9 @@ struct QosGoalSweep {
 
 // The axes of a sweep; a run is one (mix, policy, config, seed).
 struct Sweep {
-  Sizes size;
+  // Input size by benchmark: size = "medium", or { default = "medium",
+  // lbm = "paper" } (a paper's inputs where the library has them).
+  ByBenchmark<std::string> size{"medium", {}};
   std::vector<std::string> set;  // config overrides of every run, after the study's `set`
   std::vector<uint64_t> seeds{1};
   std::vector<PolicyChoice> policies;
@@ -177,6 +178,14 @@ struct TrendSpec {
   const KnownFailure* known_failure(const std::string& scale) const;
 };
 
+// A seeded sample of a scale's mixes (gpumux experiment run --sample N
+// --sample-seed K): a fraction of a scale too large to run whole, recorded in
+// its results so that it never passes for the whole scale (plan.h).
+struct MixSample {
+  uint32_t mixes = 0;
+  uint64_t seed = 1;
+};
+
 struct Study {
   std::filesystem::path dir, file;
   std::string name, title, description, paper;
@@ -186,6 +195,7 @@ struct Study {
   Sweep sweep;                         // of the selected scale
   std::vector<std::string> scales;     // names of the [scale.*] tables
   std::string scale;                   // the selected one
+  std::optional<MixSample> sample;     // set: only these mixes of the scale run
   std::optional<Classify> classify;
   std::vector<FigureSpec> figures;
   std::vector<TrendSpec> trends;
