@@ -229,10 +229,12 @@ TEST(ExperimentPlan, CpuGapsReachTheMixesAndTheIsolatedRuns) {
 // (an input-size axis), for the mixes and their isolated runs alike; a
 // scale's `set` reaches every run. A size a benchmark lacks is a load error.
 TEST(ExperimentPlan, SizesByBenchmarkAndByConfigReachEveryRun) {
+  const std::string sweep = "[sweep]\npolicies = [\"fcfs\"]\nmixes = [[\"sgemm\", \"pc\"]]\n";
   std::vector<PlannedRun> runs = plan_study(
-      study("policies = [\"fcfs\"]\nsize = { default = \"tiny\", sgemm = \"paper\" }\nset = [\"gpu.num_sms=4\"]\n"
-            "configs = [{ label = \"by-benchmark\" }, { label = \"medium\", size = \"medium\" }]\n"
-            "mixes = [[\"sgemm\", \"pc\"]]"),
+      parse_study(sweep + "size = { default = \"tiny\", sgemm = \"paper\" }\nset = [\"gpu.num_sms=4\"]\n"
+                          "configs = [{ label = \"by-benchmark\" }, { label = \"medium\", size = \"medium\" }]\n"
+                          "[scale.quick]\n[scale.paper]\n",
+                  "s.toml", ".", "quick"),
       "/tmp/out");
   ASSERT_EQ(runs.size(), 6u);  // per config: pc and sgemm alone, then the pair
   std::map<std::string, std::vector<std::string>> sizes;  // by config and run label
@@ -249,8 +251,9 @@ TEST(ExperimentPlan, SizesByBenchmarkAndByConfigReachEveryRun) {
   EXPECT_EQ(sizes["by-benchmark sgemm"], (V{"paper"}));
   EXPECT_EQ(sizes["medium sgemm+pc"], (V{"medium", "medium"}));
   EXPECT_EQ(sizes["medium pc"], (V{"medium"}));
-  EXPECT_THROW(plan_study(study("policies = [\"fcfs\"]\nsize = \"paper\"\nmixes = [[\"pc\"]]"), "/tmp/out"),
-               LoadError);
+  EXPECT_THROW(plan_study(parse_study(sweep + "size = \"paper\"\n[scale.quick]\n[scale.paper]\n", "s.toml", ".", "quick"),
+                          "/tmp/out"),
+               LoadError);  // pc has no paper size
 }
 
 TEST(ExperimentPlan, ConfigWarpBudgetsReachTheMixesByPositionNotTheIsolatedRuns) {
