@@ -9,6 +9,7 @@
 
 #include "gpumux/core/error.h"
 #include "gpumux/multitask/workload_file.h"
+#include "workload.h"
 
 namespace gpumux::experiments {
 namespace {
@@ -222,6 +223,37 @@ TEST(ExperimentPlan, CpuGapsReachTheMixesAndTheIsolatedRuns) {
   EXPECT_EQ(mix.apps[1].cpu_gap_us, 0.0);
   EXPECT_EQ(mix.apps[2].cpu_gap_us, 2.0);
   EXPECT_EQ(runs[3].task.label, "pc[cpu_gap_us=1;priority=1]+vecadd+lbm fcfs seed 1");
+}
+
+// Input sizes: the sweep's by benchmark, or a config variant's in their place
+// (an input-size axis), for the mixes and their isolated runs alike; a
+// scale's `set` reaches every run. A size a benchmark lacks is a load error.
+TEST(ExperimentPlan, SizesByBenchmarkAndByConfigReachEveryRun) {
+  const std::string sweep = "[sweep]\npolicies = [\"fcfs\"]\nmixes = [[\"sgemm\", \"pc\"]]\n";
+  std::vector<PlannedRun> runs = plan_study(
+      parse_study(sweep + "size = { default = \"tiny\", sgemm = \"paper\" }\nset = [\"gpu.num_sms=4\"]\n"
+                          "configs = [{ label = \"by-benchmark\" }, { label = \"medium\", size = \"medium\" }]\n"
+                          "[scale.quick]\n[scale.paper]\n",
+                  "s.toml", ".", "quick"),
+      "/tmp/out");
+  ASSERT_EQ(runs.size(), 6u);  // per config: pc and sgemm alone, then the pair
+  std::map<std::string, std::vector<std::string>> sizes;  // by config and run label
+  for (const PlannedRun& r : runs) {
+    multitask::WorkloadFile w = multitask::parse_workload(r.workload_toml, "w", ".");
+    EXPECT_EQ(w.overrides.front(), "gpu.num_sms=4") << r.task.label;
+    std::vector<std::string> in_workload;
+    for (const auto& a : w.apps) in_workload.push_back(std::string(workloads::size_name(a.size)));
+    EXPECT_EQ(in_workload, r.sizes) << r.task.label;
+    sizes[r.config + " " + r.mix()] = r.sizes;
+  }
+  using V = std::vector<std::string>;
+  EXPECT_EQ(sizes["by-benchmark sgemm+pc"], (V{"paper", "tiny"}));
+  EXPECT_EQ(sizes["by-benchmark sgemm"], (V{"paper"}));
+  EXPECT_EQ(sizes["medium sgemm+pc"], (V{"medium", "medium"}));
+  EXPECT_EQ(sizes["medium pc"], (V{"medium"}));
+  EXPECT_THROW(plan_study(parse_study(sweep + "size = \"paper\"\n[scale.quick]\n[scale.paper]\n", "s.toml", ".", "quick"),
+                          "/tmp/out"),
+               LoadError);  // pc has no paper size
 }
 
 TEST(ExperimentPlan, ConfigWarpBudgetsReachTheMixesByPositionNotTheIsolatedRuns) {

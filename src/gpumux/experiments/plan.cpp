@@ -88,6 +88,7 @@ class Planner {
     r.config = config.label;
     r.seed = seed;
     std::vector<std::string> set = s_.overrides;
+    set.insert(set.end(), s_.sweep.set.begin(), s_.sweep.set.end());
     set.insert(set.end(), config.set.begin(), config.set.end());
     set.insert(set.end(), extra_set.begin(), extra_set.end());
     bool alone = kind != PlannedRun::Kind::Mix;
@@ -117,10 +118,12 @@ class Planner {
     if (!alone && rule.ipc_window) run.insert("ipc_window", int64_t(rule.ipc_window));
     w.insert("run", run);
     toml::array apps;
+    const ByBenchmark<std::string>& sizes = config.size ? *config.size : s_.sweep.size;
     for (const MixApp& a : mix) {
       // Every application of a mix uses the mix's seed, so that each benchmark
       // has one isolated baseline per seed whatever its position.
-      toml::table app{{"benchmark", a.benchmark}, {"size", s_.sweep.size.of(a.benchmark)}, {"seed", int64_t(seed)}};
+      r.sizes.push_back(sizes.of(a.benchmark));
+      toml::table app{{"benchmark", a.benchmark}, {"size", r.sizes.back()}, {"seed", int64_t(seed)}};
       for (const auto& [key, value] : a.options)
         if (policy.priorities || key.str() != "priority") app.insert(key, value);
       if (double gap = s_.sweep.cpu_gaps.of(a.benchmark); gap > 0 && !app.contains("cpu_gap_us"))

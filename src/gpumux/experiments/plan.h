@@ -30,6 +30,7 @@ struct PlannedRun {
   std::string key_text;       // hashed into task.key; kept in <dir>/key.txt
   std::string workload_toml;  // the run's workload file
   Mix apps;
+  std::vector<std::string> sizes;  // each application's input size
   std::string policy, config;  // labels
   uint64_t seed = 0;
   // The axis values of its result rows: mix, apps, policy, config, seed.

@@ -235,7 +235,7 @@ void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
     std::vector<std::pair<std::string, std::string>> cells{{"key", r.task.key}};
     for (auto& axis : r.axes()) cells.push_back(axis);
     if (r.kind != PlannedRun::Kind::Mix) cells.push_back({"kind", r.kind == PlannedRun::Kind::Alone ? "alone" : "classify"});
-    cells.push_back({"size", s.sweep.size.of(r.apps.at(i).benchmark)});
+    cells.push_back({"size", r.sizes.at(i)});
     std::set<std::string> benchmarks;
     for (const MixApp& m : r.apps) benchmarks.insert(m.benchmark);
     cells.push_back({"mix_benchmarks", std::to_string(benchmarks.size())});  // 1: a homogeneous mix
@@ -478,6 +478,7 @@ void write_results(const Study& s, const StudyResults& r, const std::filesystem:
   write_text(out / "figures.json", r.figures.dump(1) + "\n");
   write_text(out / "trends.json", r.trends.dump(1) + "\n");
   std::vector<std::string> base = s.overrides;
+  base.insert(base.end(), s.sweep.set.begin(), s.sweep.set.end());
   base.insert(base.end(), s.sweep.configs.front().set.begin(), s.sweep.configs.front().set.end());
   json paper_values = json::array();
   for (const json& t : r.trends)

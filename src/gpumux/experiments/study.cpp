@@ -167,6 +167,7 @@ std::vector<QosGoalSweep> qos_goal_sweeps(StrictTable& t, const toml::node& n) {
 // Applies the keys present in `t` ([sweep] or a [scale.*] table) to `s`.
 void read_sweep(StrictTable& t, Sweep& s) {
   if (const toml::node* n = t.node("size")) s.size = sizes(t, *n);
+  if (t.node("set")) s.set = strings(t, "set");
   if (const toml::node* n = t.node("seeds")) {
     const toml::array* arr = n->as_array();
     if (!arr || arr->empty()) t.fail(*n, "seeds", "expected a non-empty array of seeds");
@@ -194,6 +195,7 @@ void read_sweep(StrictTable& t, Sweep& s) {
       c.label = ct.get<std::string>("label", "a string").value_or("");
       if (c.label.empty()) t.fail(e, "configs", "every config needs a label");
       c.set = strings(ct, "set");
+      if (const toml::node* z = ct.node("size")) c.size = sizes(ct, *z);
       if (const toml::node* b = ct.node("warp_budgets")) {
         const toml::array* arr = b->as_array();
         if (!arr || arr->empty()) ct.fail(*b, "warp_budgets", "expected an array of budgets, one per mix position");

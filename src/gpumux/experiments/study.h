@@ -9,6 +9,7 @@
 //   [run]                          # the run rule, as in workload files
 //   [sweep]                        # the axes (every scale starts from these)
 //   size = "medium"  seeds = [1]  # or size = { default = "medium", lbm = "paper" }
+//   set = ["gpu.num_sms=4"]        # in [sweep] or a scale: config overrides of that scale's runs
 //   policies = ["fcfs", { label = "quota4", name = "smk-quota", ... },
 //               { label = "fcfs-np", name = "fcfs", priorities = false }]   # apps all at priority 0
 //   configs = [{ label = "gto", set = [] }]      # + warp_budgets = [1, 4]: QAWS budgets by mix position
@@ -65,10 +66,26 @@ using Mix = std::vector<MixApp>;
 // as the study defines it, the same under every policy (results' mix column).
 std::string mix_label(const Mix& mix);
 
+// A sweep value given per benchmark: one value, or { default = ..., sgemm = ... }.
+template <typename T>
+struct ByBenchmark {
+  T all{};  // benchmarks not listed
+  std::map<std::string, T> by_benchmark;
+  const T& of(const std::string& benchmark) const {
+    auto it = by_benchmark.find(benchmark);
+    return it == by_benchmark.end() ? all : it->second;
+  }
+};
+// Host CPU time before each API call (cpu_gap_us of an [[app]]), by benchmark.
+using CpuGaps = ByBenchmark<double>;
+
 // One value of the config axis: labelled GPU config overrides.
 struct ConfigChoice {
   std::string label = "base";
   std::vector<std::string> set;
+  // Set: the input sizes of this variant's runs, in place of the sweep's
+  // (an input-size sensitivity axis; its isolated runs use them too).
+  std::optional<ByBenchmark<std::string>> size;
   // QAWS: the warp_budget of a mix's i-th application (the runs of mixes
   // only; an isolated run has one kernel, one group); empty: none.
   std::vector<uint32_t> warp_budgets;
@@ -85,19 +102,6 @@ struct RandomMixes {
   std::optional<int> high_priority;
 };
 
-// A sweep value given per benchmark: one value, or { default = ..., sgemm = ... }.
-template <typename T>
-struct ByBenchmark {
-  T all{};  // benchmarks not listed
-  std::map<std::string, T> by_benchmark;
-  const T& of(const std::string& benchmark) const {
-    auto it = by_benchmark.find(benchmark);
-    return it == by_benchmark.end() ? all : it->second;
-  }
-};
-// Host CPU time before each API call (cpu_gap_us of an [[app]]), by benchmark.
-using CpuGaps = ByBenchmark<double>;
-
 // An axis of QoS goals (Wang et al., ISCA'17): every mix of a size in
 // `sizes` (empty: any) is run once per goal, its first `apps` applications
 // with that qos_goal (an entry setting its own keeps it).
@@ -112,6 +116,7 @@ struct Sweep {
   // Input size by benchmark: size = "medium", or { default = "medium",
   // lbm = "paper" } (a paper's inputs where the library has them).
   ByBenchmark<std::string> size{"medium", {}};
+  std::vector<std::string> set;  // config overrides of every run, after the study's `set`
   std::vector<uint64_t> seeds{1};
   std::vector<PolicyChoice> policies;
   std::vector<ConfigChoice> configs{ConfigChoice{}};
