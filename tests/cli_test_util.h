@@ -3,6 +3,9 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <sys/wait.h>
@@ -24,6 +27,14 @@ inline int run_command(const std::string& cmd, std::string& out) {
 // Runs `gpumux ARGS` of this build, as run_command().
 inline int run_gpumux(const std::string& args, std::string& out) {
   return run_command(std::string(GPUMUX_BINARY) + " " + args, out);
+}
+
+// The whole text of the file at `p` (empty if it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace gpumux::test

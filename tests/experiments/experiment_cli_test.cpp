@@ -19,13 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 size_t lines(const std::string& s) { return size_t(std::count(s.begin(), s.end(), '\n')); }
 
 const fs::path kTinyStudy = fs::path(GPUMUX_SOURCE_DIR) / "tests/experiments/fixtures/tiny-study";

@@ -18,13 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // The tiny study copied into a temporary folder (publish writes beside it).
 fs::path tiny_study_copy(const std::string& name) {
   fs::path dir = fs::path(testing::TempDir()) / name;
