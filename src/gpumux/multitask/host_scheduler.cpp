@@ -37,12 +37,14 @@ void HostScheduler::spawn(std::string name, Cycle start, Program program) {
   t->start = start;
   t->program = std::move(program);
   size_t index = tasks_.size();
+  Task& task = *t;
   tasks_.push_back(std::move(t));
-  tasks_.back()->thread = std::thread([this, index] { thread_main(index); });
+  // The thread gets its Task by reference, not through tasks_: a later spawn may
+  // reallocate the vector while this thread starts.
+  task.thread = std::thread([this, &task, index] { thread_main(task, index); });
 }
 
-void HostScheduler::thread_main(size_t index) {
-  Task& t = *tasks_[index];
+void HostScheduler::thread_main(Task& t, size_t index) {
   {
     std::unique_lock lock(mutex_);
     cv_.wait(lock, [&] { return turn_ == index; });

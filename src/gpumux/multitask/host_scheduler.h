@@ -83,7 +83,7 @@ class HostScheduler : public timing::HostWaiter, public runtime::HostClock {
   // std::exception so that programs' own handlers do not catch it.
   struct Abandoned {};
 
-  void thread_main(size_t index);
+  void thread_main(Task& t, size_t index);
   void resume(size_t index);  // scheduler side: run task `index` until it blocks or ends
   void yield(size_t index);   // task side: give control back, wait for the next turn
   bool runnable(const Task& t) const;
