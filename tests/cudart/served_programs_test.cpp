@@ -50,7 +50,8 @@ class ServedPrograms : public ::testing::Test {
                                                       {"graph_conditionals", "graph_conditionals",
                                                        "-arch=compute_80"},
                                                       {"device_attributes", "device_attributes", "-arch=compute_80"},
-                                                      {"memory_pools", "memory_pools", "-arch=compute_80"}});
+                                                      {"memory_pools", "memory_pools", "-arch=compute_80"},
+                                                      {"managed_prefetch", "managed_prefetch", "-arch=compute_80"}});
   }
   void SetUp() override {
 #ifdef GPUMUX_SANITIZED
@@ -264,6 +265,22 @@ TEST_F(ServedPrograms, GraphsOfAnAttachedProgram) {
     EXPECT_EQ(r.server_exit, 0) << program << r.summary << r.server_log;
     EXPECT_NE(r.outputs[0].find(fmt::format("PASS {}", program)), std::string::npos) << r.outputs[0] << r.server_log;
   }
+}
+
+// Managed memory under demand paging (docs/cuda-programs.md): a served
+// program's faults, prefetches and host migrations are in the run's
+// statistics, keyed by the program.
+TEST_F(ServedPrograms, ManagedMemoryIsDemandPagedUnderServe) {
+  ServeRun r = serve("managed", {""}, {0}, "--no-baselines --set vm.translation=true --set vm.demand_paging=true", 0,
+                     "managed_prefetch");
+  ASSERT_EQ(r.server_exit, 0) << r.summary << r.server_log;
+  EXPECT_NE(r.outputs[0].find("PASS managed_prefetch"), std::string::npos) << r.outputs[0] << r.server_log;
+  EXPECT_NE(r.summary.find("w1: paging: "), std::string::npos) << r.summary;
+  const nlohmann::json& vm = r.json.at("statistics").at("stats").at("vm");
+  EXPECT_GE(vm.at("faults").at("total").get<uint64_t>(), 48u) << vm.at("faults");
+  EXPECT_GT(vm.at("allocation_faults").at("total").get<uint64_t>(), 0u);
+  EXPECT_GE(vm.at("prefetched_bytes").at("by_key").at("w1.host").get<uint64_t>(), 16u * 65536)
+      << vm.at("prefetched_bytes");
 }
 
 }  // namespace

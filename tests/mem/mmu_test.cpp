@@ -170,6 +170,128 @@ TEST(Mmu, DeviceResidentPagesNeverFault) {
   EXPECT_EQ(b.mmu.stats().faults.total().value(), 0u);
 }
 
+// Paging beyond first-touch faults (mmu_paging.cpp): fault_us 1 us = 1000
+// cycles, fault_alloc_us 0.4 us = 400, so a write-back costs 600.
+VmParams oversubscribed(uint64_t units) {
+  VmParams p = paging(1.0);
+  p.fault_alloc_us = 0.4;
+  p.device_memory_bytes = units * kUnit;
+  return p;
+}
+
+TEST(MmuPaging, AUnitTheHostNeverWroteCostsTheAllocationOnlyFault) {
+  Bench b(oversubscribed(0));
+  b.mmu.set_host_residence([](uint64_t) { return true; });
+  b.mmu.report_host_writes();
+  b.mmu.host_wrote(0x20000, 1, kNoKey);  // the unit at 0x20000 has data; 0x10000 has none
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000));
+  ASSERT_TRUE(b.send_at(0, 1, 0x20000));
+  b.engine.run();
+  // Both walks end at 610; the host serves 400 cycles, then 1000.
+  EXPECT_EQ(b.left_at(0, 0x10000), 610u + 400 + 500);
+  EXPECT_EQ(b.left_at(1, 0x20000), 610u + 400 + 1000 + 500);
+  EXPECT_EQ(b.mmu.stats().faults.total().value(), 2u);
+  EXPECT_EQ(b.mmu.stats().allocation_faults.total().value(), 1u);
+  EXPECT_EQ(b.mmu.stats().migrated_bytes.total().value(), kUnit);
+}
+
+TEST(MmuPaging, AFullDeviceEvictsTheLeastRecentlyUsedUnitAndWritesItBack) {
+  Bench b(oversubscribed(2));
+  b.mmu.set_host_residence([](uint64_t) { return true; });
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000));     // A: 610 + 1000 + 500
+  ASSERT_TRUE(b.send_at(3000, 0, 0x20000));  // B: from 3000
+  ASSERT_TRUE(b.send_at(6000, 0, 0x30000));  // C: the device is full, A goes first
+  b.engine.run();
+  EXPECT_EQ(b.left_at(0, 0x30000), 6000u + 610 + 600 + 1000 + 500);
+  EXPECT_EQ(b.mmu.stats().evictions.total().value(), 1u);
+  EXPECT_EQ(b.mmu.stats().written_back_bytes.total().value(), kUnit);
+  EXPECT_EQ(b.mmu.resident_units(), 2u);
+  // A's translation was shot down: SM 0 walks again and faults, evicting B.
+  ASSERT_TRUE(b.send_at(9000, 0, 0x10000 + 64));
+  b.engine.run();
+  EXPECT_EQ(b.left_at(0, 0x10000 + 64), 9000u + 610 + 600 + 1000 + 500);
+  EXPECT_EQ(b.mmu.stats().evictions.total().value(), 2u);
+  EXPECT_EQ(b.mmu.stats().faults.total().value(), 4u);
+}
+
+TEST(MmuPaging, AWalkThatFindsAUnitResidentMakesItMostRecentlyUsed) {
+  Bench b(oversubscribed(2));
+  b.mmu.set_host_residence([](uint64_t) { return true; });
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000));            // A
+  ASSERT_TRUE(b.send_at(3000, 0, 0x20000));         // B
+  ASSERT_TRUE(b.send_at(5500, 1, 0x10000 + kPage)); // another page of A walks at 6110: A is used
+  ASSERT_TRUE(b.send_at(7000, 0, 0x30000));         // C evicts B, not A
+  b.engine.run();
+  EXPECT_EQ(b.left_at(1, 0x10000 + kPage), 5500u + 610);
+  ASSERT_TRUE(b.send_at(10000, 0, 0x10000));  // still in SM 0's TLB: 40 cycles
+  b.engine.run();
+  EXPECT_EQ(b.left_at(0, 0x10000), 610u + 1000 + 500);  // the first request
+  EXPECT_EQ(b.below[0].got.back().first / kCycle, 10040u);
+  EXPECT_EQ(b.mmu.stats().evictions.total().value(), 1u);
+  EXPECT_EQ(b.mmu.stats().faults.total().value(), 3u);
+}
+
+TEST(MmuPaging, AReadMostlyUnitTheHostHoldsIsDroppedWithoutWriteBack) {
+  Bench b(oversubscribed(1));
+  b.mmu.set_host_residence([](uint64_t) { return true; });
+  b.mmu.set_read_mostly(0x10000, kUnit, true);
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000));
+  ASSERT_TRUE(b.send_at(3000, 0, 0x20000));
+  b.engine.run();
+  EXPECT_EQ(b.left_at(0, 0x20000), 3000u + 610 + 1000 + 500);  // no write-back before the fault
+  EXPECT_EQ(b.mmu.stats().evictions.total().value(), 1u);
+  EXPECT_EQ(b.mmu.stats().written_back_bytes.total().value(), 0u);
+}
+
+TEST(MmuPaging, AHostWriteTakesAResidentUnitBack) {
+  Bench b(oversubscribed(0));
+  b.mmu.set_host_residence([](uint64_t) { return true; });
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000));
+  b.engine.run_until(3000 * kCycle);
+  EXPECT_EQ(b.mmu.resident_units(), 1u);
+  Mmu::Migration m = b.mmu.host_wrote(0x10000 + 8, 4, kNoKey);
+  EXPECT_EQ(m.to_host, kUnit);
+  EXPECT_EQ(b.mmu.resident_units(), 0u);
+  ASSERT_TRUE(b.send_at(3000, 0, 0x10000 + 64));  // shot down: walks and faults again
+  b.engine.run();
+  EXPECT_EQ(b.left_at(0, 0x10000 + 64), 3000u + 610 + 1000 + 500);
+  EXPECT_EQ(b.mmu.stats().host_migrations.total().value(), 1u);
+}
+
+TEST(MmuPaging, APrefetchedUnitIsResidentAtOnce) {
+  Bench b(oversubscribed(1));
+  b.mmu.set_host_residence([](uint64_t) { return true; });
+  b.mmu.report_host_writes();
+  b.mmu.host_wrote(0x10000, kUnit, kNoKey);
+  Mmu::Migration m = b.mmu.prefetch(0x10000, kUnit, false, kNoKey);
+  EXPECT_EQ(m.to_device, kUnit);
+  EXPECT_EQ(m.to_host, 0u);
+  ASSERT_TRUE(b.send_at(10, 0, 0x10000));
+  b.engine.run();
+  EXPECT_EQ(b.left_at(0, 0x10000), 10u + 610);  // a walk, no fault
+  EXPECT_EQ(b.mmu.stats().faults.total().value(), 0u);
+  // A unit with no data is allocated on the device: no transfer, but it needs
+  // the only frame, so the first unit is written back.
+  m = b.mmu.prefetch(0x20000, 1, false, kNoKey);
+  EXPECT_EQ(m.to_device, 0u);
+  EXPECT_EQ(m.to_host, kUnit);
+  EXPECT_EQ(b.mmu.resident_units(), 1u);
+  // Back to the host: written back.
+  m = b.mmu.prefetch(0x20000, 1, true, kNoKey);
+  EXPECT_EQ(m.to_host, kUnit);
+  EXPECT_EQ(b.mmu.resident_units(), 0u);
+}
+
+TEST(MmuPaging, ReleasedUnitsLeaveWithoutWriteBack) {
+  Bench b(oversubscribed(1));
+  b.mmu.set_host_residence([](uint64_t) { return true; });
+  b.mmu.prefetch(0x10000, kUnit, false, kNoKey);
+  b.mmu.release(0x10000, kUnit);
+  EXPECT_EQ(b.mmu.resident_units(), 0u);
+  Mmu::Migration m = b.mmu.prefetch(0x20000, kUnit, false, kNoKey);
+  EXPECT_EQ(m.to_host, 0u);  // the frame was free
+}
+
 TEST(Mmu, RefusedHandOverWaitsForTheCrossbar) {
   Bench b;
   b.below[0].accepting = false;

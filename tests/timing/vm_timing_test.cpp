@@ -13,7 +13,7 @@ namespace {
 struct VmRun {
   workloads::CheckResult check;
   Cycle cycles = 0;
-  uint64_t l1_lookups = 0, walks = 0, faults = 0, migrated = 0;
+  uint64_t l1_lookups = 0, walks = 0, faults = 0, allocation_faults = 0, migrated = 0, evictions = 0;
 };
 
 VmRun run_vm(const std::string& name, std::vector<std::string> overrides) {
@@ -29,7 +29,9 @@ VmRun run_vm(const std::string& name, std::vector<std::string> overrides) {
     r.l1_lookups = s.sum("vm.l1_tlb.hits") + s.sum("vm.l1_tlb.misses");
     r.walks = s.sum("vm.walks");
     r.faults = s.sum("vm.faults");
+    r.allocation_faults = s.sum("vm.allocation_faults");
     r.migrated = s.sum("vm.migrated_bytes");
+    r.evictions = s.sum("vm.evictions");
   } else {
     EXPECT_EQ(s.find("vm.walks"), nullptr);  // nothing of the MMU is built
   }
@@ -51,9 +53,31 @@ TEST_P(VmWorkloadTiny, CorrectWithTranslationAndWithDemandPaging) {
   EXPECT_EQ(tlb.faults, 0u);
   EXPECT_GT(tlb.cycles, off.cycles);  // translation only adds latency
   EXPECT_GT(paged.faults, 0u);
-  EXPECT_EQ(paged.migrated, paged.faults * 65536);
-  // Each fault costs 12 us at 1 GHz, serialized at the host, all within the kernels' run.
-  EXPECT_GE(paged.cycles, paged.faults * 12000);
+  // Units the host never wrote (memcpy_h2d, memset) fault without a transfer.
+  EXPECT_EQ(paged.migrated, (paged.faults - paged.allocation_faults) * 65536);
+  // Each fault costs 12 us at 1 GHz (10 us allocation-only), serialized at
+  // the host, all within the kernels' run.
+  EXPECT_GE(paged.cycles, (paged.faults - paged.allocation_faults) * 12000 + paged.allocation_faults * 10000);
+  EXPECT_EQ(paged.evictions, 0u);  // device memory is unlimited by default
+}
+
+// Outputs written only by the kernel: their faults are allocation-only.
+TEST(VmWorkload, VecaddOutputFaultsAreAllocationOnly) {
+  VmRun r = run_vm("vecadd", {"vm.demand_paging=true"});
+  EXPECT_TRUE(r.check.passed) << r.check.detail;
+  EXPECT_GT(r.allocation_faults, 0u);
+  EXPECT_LT(r.allocation_faults, r.faults);  // the inputs came from the host
+}
+
+// Device memory for paged data smaller than the workload's data: every
+// result still right, units evicted and faulted again, and slower.
+TEST(VmWorkload, OversubscribedDeviceMemoryEvictsAndStaysCorrect) {
+  VmRun fit = run_vm("vecadd", {"vm.demand_paging=true"});
+  VmRun over = run_vm("vecadd", {"vm.demand_paging=true", "vm.device_memory_bytes=131072"});
+  EXPECT_TRUE(over.check.passed) << over.check.detail;
+  EXPECT_GT(over.evictions, 0u);
+  EXPECT_GE(over.faults, fit.faults);
+  EXPECT_GT(over.cycles, fit.cycles);
 }
 
 INSTANTIATE_TEST_SUITE_P(Library, VmWorkloadTiny, ::testing::Values("vecadd", "sgemm", "histo", "stencil"));
@@ -62,7 +86,7 @@ INSTANTIATE_TEST_SUITE_P(Library, VmWorkloadTiny, ::testing::Values("vecadd", "s
 TEST(VmWorkload, CorrectWithTheSmallestMmu) {
   VmRun r = run_vm("histo", {"vm.demand_paging=true", "vm.l1_tlb.entries=1", "vm.l1_tlb.ways=1",
                              "vm.l1_tlb.mshrs=1", "vm.l2_tlb.entries=2", "vm.l2_tlb.ways=1", "vm.l2_tlb.mshrs=1",
-                             "vm.walkers=1", "vm.fault_us=1"});
+                             "vm.walkers=1", "vm.fault_us=1", "vm.fault_alloc_us=0.5"});
   EXPECT_TRUE(r.check.passed) << r.check.detail;
   EXPECT_GT(r.faults, 0u);
 }
@@ -77,6 +101,19 @@ TEST(VmWorkload, DemandPagingWithoutTranslationIsRejected) {
                std::exception);
   EXPECT_NO_THROW(Config::build(std::string(GPUMUX_SOURCE_DIR) + "/configs/thesis-ch6.toml",
                                 std::vector<std::string>{"vm.demand_paging=true", "vm.fault_us=25"}));
+  // The allocation-only fault is the transfer fault without its transfer.
+  EXPECT_THROW(Config::build(std::string(GPUMUX_SOURCE_DIR) + "/configs/thesis-ch6.toml",
+                             std::vector<std::string>{"vm.fault_alloc_us=13"}),
+               std::exception);
+  // Less than one migration unit of device memory.
+  EXPECT_THROW(Config::build(std::string(GPUMUX_SOURCE_DIR) + "/configs/thesis-ch6.toml",
+                             std::vector<std::string>{"vm.device_memory_bytes=4096"}),
+               std::exception);
+  // With eviction a fault may write a unit back first: 2 * 60 - 10 us is too long.
+  EXPECT_THROW(Config::build(std::string(GPUMUX_SOURCE_DIR) + "/configs/thesis-ch6.toml",
+                             std::vector<std::string>{"vm.demand_paging=true", "vm.fault_us=60",
+                                                      "vm.device_memory_bytes=1048576"}),
+               std::exception);
 }
 
 }  // namespace

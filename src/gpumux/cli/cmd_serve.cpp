@@ -24,6 +24,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "gpumux/cli/commands.h"
 #include "gpumux/core/error.h"
@@ -159,6 +160,29 @@ class Server {
   std::map<std::string, serve::ClientHello> hellos_;  // by application, from the shared run
 };
 
+// Demand paging's counters per program (docs/cuda-programs.md, "Managed memory
+// under demand paging"), summed over the program's statistics keys.
+std::string paging_summary(const multitask::RunResult& r) {
+  const nlohmann::json* vm = r.stats.is_object() ? &r.stats.at("stats") : nullptr;
+  if (!vm || !vm->contains("vm") || !vm->at("vm").contains("faults")) return "";
+  vm = &vm->at("vm");
+  auto of_app = [&](const char* stat, size_t app) {
+    uint64_t n = 0;
+    const nlohmann::json& by_key = vm->at(stat).at("by_key");
+    for (const nlohmann::json& k : r.stats.at("keys"))
+      if (k.at("app").get<size_t>() == app && by_key.contains(k.at("label").get<std::string>()))
+        n += by_key.at(k.at("label").get<std::string>()).get<uint64_t>();
+    return n;
+  };
+  std::string s;
+  for (size_t i = 0; i < r.apps.size(); ++i)
+    s += fmt::format("{}: paging: {} faults ({} allocation-only), {} bytes migrated by faults, {} prefetched, "
+                     "{} evictions, {} bytes written back\n",
+                     r.apps[i].name, of_app("faults", i), of_app("allocation_faults", i), of_app("migrated_bytes", i),
+                     of_app("prefetched_bytes", i), of_app("evictions", i), of_app("written_back_bytes", i));
+  return s;
+}
+
 void run_serve(const ServeOptions& o) {
   multitask::WorkloadFile w = multitask::load_workload_file(o.workload, true);
   w.overrides.insert(w.overrides.end(), o.overrides.begin(), o.overrides.end());
@@ -183,6 +207,7 @@ void run_serve(const ServeOptions& o) {
   };
   multitask::RunResult r = multitask::run_workload(w, ro);
   fmt::print("{}", multitask::format_summary(r));
+  if (config.values().vm.demand_paging) fmt::print("{}", paging_summary(r));
   if (!o.json.empty()) {
     std::ofstream f(o.json);
     f << multitask::to_json(r).dump(1) << "\n";

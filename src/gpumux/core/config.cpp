@@ -37,8 +37,14 @@ void GpuConfig::declare(ParamDecl<GpuConfig>& d) {
       return "l2.size_kb must split into gpu.num_partitions slices of whole sets (l2.ways * 128 B)";
     // The SMs keep polling the memory system while the host services a fault,
     // so a fault longer than the watchdog's limit would look like a deadlock.
-    if (c.vm.demand_paging && c.vm.fault_us * c.clock.core_mhz >= double(c.sim.watchdog_cycles))
-      return "vm.fault_us must be shorter than sim.watchdog_cycles (in core cycles)";
+    // With eviction a fault also writes a unit back first (fault_us - fault_alloc_us).
+    const double longest_fault_us =
+        c.vm.fault_us + (c.vm.device_memory_bytes ? c.vm.fault_us - c.vm.fault_alloc_us : 0.0);
+    if (c.vm.demand_paging && longest_fault_us * c.clock.core_mhz >= double(c.sim.watchdog_cycles))
+      return c.vm.device_memory_bytes
+                 ? "2 * vm.fault_us - vm.fault_alloc_us (a fault with an eviction) must be shorter than "
+                   "sim.watchdog_cycles (in core cycles)"
+                 : "vm.fault_us must be shorter than sim.watchdog_cycles (in core cycles)";
     return "";
   });
 }

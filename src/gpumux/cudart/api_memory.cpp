@@ -37,6 +37,35 @@ void null_check(const void* p, const char* what) {
   if (!p) throw CudaError{cudaErrorInvalidValue, fmt::format("null {}", what)};
 }
 
+using Kind = gpumux::runtime::Paging::Kind;
+
+// Prefetches and advice take managed memory only, as in CUDA.
+void managed_check(const void* p) {
+  null_check(p, "pointer");
+  if (!rt().managed().contains(addr(p)))
+    throw CudaError{cudaErrorInvalidValue, fmt::format("{} is not managed memory", p)};
+}
+
+// Whether `l` is the host (else device 0, the only device); cudaErrorInvalidDevice for another device.
+bool is_host_location(const cudaMemLocation& l) {
+  switch (l.type) {
+    case cudaMemLocationTypeDevice:
+      if (l.id == cudaCpuDeviceId) return true;  // the CUDA 12 way of naming the host
+      if (l.id != 0) throw CudaError{cudaErrorInvalidDevice, fmt::format("device {} (the GPU is device 0)", l.id)};
+      return false;
+    case cudaMemLocationTypeHost:
+    case cudaMemLocationTypeHostNuma:
+    case cudaMemLocationTypeHostNumaCurrent: return true;
+    default: throw CudaError{cudaErrorInvalidValue, fmt::format("memory location type {}", l.type)};
+  }
+}
+
+// The runtime's copies and memsets into managed memory are host writes
+// (managed.h): `span` bytes from `dst`.
+void report_host_write(const void* dst, uint64_t span) {
+  if (span && rt().managed().contains(addr(dst))) rt().session().paging({Kind::HostWrote, addr(dst), span});
+}
+
 // Whether each side of a copy is device memory: managed memory always is (its
 // host mirror is refreshed after the call); otherwise the kind says, and
 // cudaMemcpyDefault looks the pointer up.
@@ -86,6 +115,7 @@ void copy_box(void* dst, Box db, const void* src, Box sb, size_t width, size_t h
       }
     }
   }
+  if (dst_dev) report_host_write(dst, uint64_t((depth - 1) * db.rows + height - 1) * db.pitch + width);
   if (src_dev || dst_dev)
     mem.transfer(dst_dev && src_dev ? Transfer::DeviceToDevice
                                  : dst_dev          ? Transfer::HostToDevice
@@ -118,6 +148,7 @@ void fill_box(void* dst, Box b, unsigned value, unsigned element, size_t width, 
       else
         mem.write(row, pattern.data(), row_bytes);
     }
+  report_host_write(dst, uint64_t((depth - 1) * b.rows + height - 1) * b.pitch + row_bytes);
   mem.transfer(Transfer::Memset, uint64_t(row_bytes) * height * depth);
 }
 
@@ -215,7 +246,7 @@ cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int) {
     Captures::get().check_unsafe_call();
     null_check(devPtr, "result pointer");
     DevPtr p = rt().session().malloc(size ? size : 1);
-    rt().managed().add(p, size ? size : 1);
+    rt().managed().add(rt().session(), p, size ? size : 1, false);
     *devPtr = reinterpret_cast<void*>(p);
   });
 }
@@ -231,12 +262,40 @@ cudaError_t cudaFree(void* devPtr) {
   });
 }
 
-// Managed memory is always resident in device memory (managed.h): placement hints change nothing.
-cudaError_t cudaMemPrefetchAsync(const void* devPtr, size_t, cudaMemLocation, unsigned int, cudaStream_t) {
-  return rt().call("cudaMemPrefetchAsync", [&] { null_check(devPtr, "pointer"); });
+// Prefetches and advice act under demand paging (docs/cuda-programs.md,
+// "Managed memory"); without it managed memory is always on the device and
+// they only check their arguments. A prefetch is ordered after the program's
+// earlier work, like this runtime's copies, whatever its stream.
+cudaError_t cudaMemPrefetchAsync(const void* devPtr, size_t count, cudaMemLocation location, unsigned int flags,
+                                 cudaStream_t) {
+  return rt().device_call("cudaMemPrefetchAsync", [&] {
+    managed_check(devPtr);
+    if (flags != 0) throw CudaError{cudaErrorInvalidValue, fmt::format("prefetch flags {} (0 expected)", flags)};
+    const bool to_host = is_host_location(location);
+    rt().session().paging({to_host ? Kind::PrefetchToHost : Kind::PrefetchToDevice, addr(devPtr), count});
+  });
 }
-cudaError_t cudaMemAdvise(const void* devPtr, size_t, int, cudaMemLocation) {
-  return rt().call("cudaMemAdvise", [&] { null_check(devPtr, "pointer"); });
+cudaError_t cudaMemAdvise(const void* devPtr, size_t count, int advice, cudaMemLocation location) {
+  return rt().call("cudaMemAdvise", [&] {
+    managed_check(devPtr);
+    switch (advice) {
+      case cudaMemAdviseSetReadMostly:
+      case cudaMemAdviseUnsetReadMostly:  // the location is ignored, as in CUDA
+        rt().session().paging({advice == cudaMemAdviseSetReadMostly ? Kind::ReadMostly : Kind::NotReadMostly,
+                               addr(devPtr), count});
+        return;
+      // Hints about mapping: accepted, no effect on the model (docs/cuda-programs.md).
+      case cudaMemAdviseSetPreferredLocation:
+      case cudaMemAdviseSetAccessedBy:
+        is_host_location(location);  // checks it
+        return;
+      case cudaMemAdviseUnsetPreferredLocation:
+      case cudaMemAdviseUnsetAccessedBy:
+        return;
+      default:
+        throw CudaError{cudaErrorInvalidValue, fmt::format("unknown cudaMemoryAdvise {}", advice)};
+    }
+  });
 }
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void*, size_t, unsigned int) { return cudaSuccess; }
 

@@ -500,6 +500,17 @@ enum : int {
   cudaMemPoolAttrUsedMemHigh = 8,
 };
 enum : int { cudaMemLocationTypeDevice = 1, cudaMemAllocationTypePinned = 1 };
+// Unified memory (driver_types.h): where a prefetch goes, what an advice says.
+enum : int { cudaMemLocationTypeHost = 2, cudaMemLocationTypeHostNuma = 3, cudaMemLocationTypeHostNumaCurrent = 4 };
+enum : int { cudaCpuDeviceId = -1 };
+enum : int {
+  cudaMemAdviseSetReadMostly = 1,
+  cudaMemAdviseUnsetReadMostly = 2,
+  cudaMemAdviseSetPreferredLocation = 3,
+  cudaMemAdviseUnsetPreferredLocation = 4,
+  cudaMemAdviseSetAccessedBy = 5,
+  cudaMemAdviseUnsetAccessedBy = 6,
+};
 enum : int { cudaMemAccessFlagsProtNone = 0, cudaMemAccessFlagsProtRead = 1, cudaMemAccessFlagsProtReadWrite = 3 };
 struct cudaMemPoolProps {
   int allocType;

@@ -111,6 +111,7 @@ class LocalSession final : public Session {
   void read(runtime::DevPtr src, void* dst, uint64_t n) override { ctx_->memory().read(src, dst, n); }
   void fill(runtime::DevPtr dst, uint8_t value, uint64_t n) override { ctx_->memory().fill(dst, value, n); }
   void transfer(runtime::Transfer t, uint64_t bytes) override { device_->backend().transfer(*ctx_, t, bytes); }
+  void paging(const runtime::Paging& p) override { ctx_->paging(p); }
   void launch(uint32_t, const runtime::Kernel& k, runtime::Dim3 grid, runtime::Dim3 block, uint64_t smem,
               runtime::Stream s, const runtime::KernelArgs& args, bool cooperative, runtime::LaunchPath path) override {
     if (cooperative)
@@ -172,6 +173,13 @@ void LocalSession::finish(int) {
   const char* summary = std::getenv("GPUMUX_SUMMARY");
   const char* json_path = std::getenv("GPUMUX_JSON");
   if (!(summary && *summary) && !(json_path && *json_path)) return;
+  std::optional<nlohmann::json> paging;  // demand paging's totals (docs/virtual-memory.md)
+  if (config_.vm.demand_paging) {
+    paging.emplace();
+    for (const char* s : {"faults", "allocation_faults", "migrated_bytes", "prefetched_bytes", "evictions",
+                          "written_back_bytes", "host_migrations"})
+      (*paging)[s] = tb.gpu().stats().sum(fmt::format("vm.{}", s));
+  }
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : tb.kernels())
     kernels.push_back({{"name", demangled(k.name)}, {"stream", k.stream}, {"tbs", k.tbs}, {"cycles", k.done ? k.cycles() : 0},
@@ -185,11 +193,19 @@ void LocalSession::finish(int) {
       fmt::print(stderr, "gpumux:   {:<10} {:>6} TBs {:>10} cycles  {}{}\n", frontend::queue_label(k), k.tbs,
                  k.done ? k.cycles() : 0, shortened(demangled(k.name)),
                  k.fault ? "  (device fault)" : k.done ? "" : "  (not finished)");
+    if (paging)
+      fmt::print(stderr,
+                 "gpumux:   paging: {} faults ({} allocation-only), {} bytes migrated by faults, {} prefetched, "
+                 "{} evictions, {} bytes written back\n",
+                 paging->at("faults").get<uint64_t>(), paging->at("allocation_faults").get<uint64_t>(),
+                 paging->at("migrated_bytes").get<uint64_t>(), paging->at("prefetched_bytes").get<uint64_t>(),
+                 paging->at("evictions").get<uint64_t>(), paging->at("written_back_bytes").get<uint64_t>());
   }
   if (json_path && *json_path) {
     nlohmann::json j = {{"program", program_invocation_short_name}, {"gpu", config_.gpu.name},
                         {"busy_cycles", tb.busy_cycles()}, {"simulated_ms", tb.now_ms()},
                         {"warp_instructions", tb.warp_instructions()}, {"kernels", kernels}};
+    if (paging) j["paging"] = *paging;
     std::ofstream f(json_path);
     f << j.dump(2) << "\n";
     if (!f) fmt::print(stderr, "gpumux: cannot write {}\n", json_path);

@@ -3,6 +3,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "gpumux/core/error.h"
@@ -10,7 +13,7 @@
 
 namespace gpumux::cudart {
 
-void ManagedMemory::add(uint64_t base, uint64_t bytes) {
+void ManagedMemory::add(Session& s, uint64_t base, uint64_t bytes, bool host_initialized) {
   const uint64_t page = uint64_t(sysconf(_SC_PAGESIZE));
   for (uint64_t p = base / page * page; p < base + bytes; p += page) {
     if (pages_.count(p)) continue;
@@ -22,7 +25,9 @@ void ManagedMemory::add(uint64_t base, uint64_t bytes) {
     }
     pages_.insert(p);
   }
-  ranges_[base] = bytes;
+  s.paging({runtime::Paging::Kind::Managed, base, bytes});
+  if (host_initialized) s.paging({runtime::Paging::Kind::HostWrote, base, bytes});
+  ranges_[base] = Range{bytes, std::vector<uint8_t>(bytes)};
 }
 
 bool ManagedMemory::remove(uint64_t base) { return ranges_.erase(base) > 0; }
@@ -31,15 +36,37 @@ bool ManagedMemory::contains(uint64_t addr) const {
   auto it = ranges_.upper_bound(addr);
   if (it == ranges_.begin()) return false;
   --it;
-  return addr - it->first < it->second;
+  return addr - it->first < it->second.bytes;
 }
 
-void ManagedMemory::push(Session& s) const {
-  for (auto [base, bytes] : ranges_) s.write(base, reinterpret_cast<const void*>(base), bytes);
+// Host stores are found per 4 KB block (a host page); each run of changed
+// blocks is one report.
+void ManagedMemory::push(Session& s) {
+  constexpr uint64_t kBlock = 4096;
+  for (auto& [base, r] : ranges_) {
+    const auto* mirror = reinterpret_cast<const uint8_t*>(base);
+    uint64_t run = 0, run_bytes = 0;
+    for (uint64_t at = 0; at < r.bytes; at += kBlock) {
+      const uint64_t n = std::min(kBlock, r.bytes - at);
+      if (std::memcmp(mirror + at, r.synced.data() + at, n) != 0) {
+        if (!run_bytes) run = at;
+        run_bytes += n;
+        continue;
+      }
+      if (run_bytes) s.paging({runtime::Paging::Kind::HostWrote, base + run, run_bytes});
+      run_bytes = 0;
+    }
+    if (run_bytes) s.paging({runtime::Paging::Kind::HostWrote, base + run, run_bytes});
+    s.write(base, mirror, r.bytes);
+    std::memcpy(r.synced.data(), mirror, r.bytes);
+  }
 }
 
-void ManagedMemory::pull(Session& s) const {
-  for (auto [base, bytes] : ranges_) s.read(base, reinterpret_cast<void*>(base), bytes);
+void ManagedMemory::pull(Session& s) {
+  for (auto& [base, r] : ranges_) {
+    s.read(base, reinterpret_cast<void*>(base), r.bytes);
+    std::memcpy(r.synced.data(), reinterpret_cast<const void*>(base), r.bytes);
+  }
 }
 
 }  // namespace gpumux::cudart

@@ -92,6 +92,9 @@ class RemoteSession final : public Session {
   }
   void fill(runtime::DevPtr dst, uint8_t value, uint64_t n) override { call(Op::Fill, Writer().u64(dst).u32(value).u64(n)); }
   void transfer(runtime::Transfer t, uint64_t bytes) override { call(Op::Transfer, Writer().u32(uint32_t(t)).u64(bytes)); }
+  void paging(const runtime::Paging& p) override {
+    call(Op::Paging, Writer().u32(uint32_t(p.kind)).u64(p.base).u64(p.bytes));
+  }
   void launch(uint32_t module, const runtime::Kernel& k, runtime::Dim3 grid, runtime::Dim3 block, uint64_t smem,
               runtime::Stream s, const runtime::KernelArgs& args, bool cooperative, runtime::LaunchPath path) override {
     Writer w;

@@ -47,6 +47,8 @@ class Session {
   virtual void read(runtime::DevPtr src, void* dst, uint64_t n) = 0;
   virtual void fill(runtime::DevPtr dst, uint8_t value, uint64_t n) = 0;
   virtual void transfer(runtime::Transfer t, uint64_t bytes) = 0;
+  // Unified memory: runtime::Context::paging.
+  virtual void paging(const runtime::Paging& p) = 0;
 
   // `k` is a kernel of module `module`'s meta; `cooperative`: runtime::Context::launch_cooperative;
   // `path`: a stream launch or a graph's kernel node (runtime::LaunchPath, its launch overhead).

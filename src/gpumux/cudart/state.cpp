@@ -42,6 +42,8 @@ Runtime& Runtime::get() {
 Runtime::Runtime() {
   const char* server = std::getenv("GPUMUX_SERVER");
   session_ = server && *server ? make_remote_session(server) : make_local_session();
+  // A program's cudaMalloc memory is the device's: only managed memory is paged.
+  session_->paging({runtime::Paging::Kind::ManagedOnly});
   // on_exit (glibc) rather than atexit: the exit status goes to gpumux serve with the Goodbye.
   on_exit(
       [](int status, void*) {
@@ -150,7 +152,7 @@ void Runtime::load(RegisteredModule& m) {
     for (auto& [host, v] : variables_) {
       if (v.module != &m || !v.managed_host_ptr) continue;
       runtime::DevPtr addr = session_->symbol(m.id, v.name);
-      managed_.add(addr, v.size);
+      managed_.add(*session_, addr, v.size, true);  // its initializer is the host's
       *v.managed_host_ptr = reinterpret_cast<void*>(addr);
     }
     managed_.pull(*session_);
@@ -164,6 +166,7 @@ void Runtime::load(RegisteredModule& m) {
 void Runtime::reset() {
   std::lock_guard lock(mutex_);
   session_->reset();
+  session_->paging({runtime::Paging::Kind::ManagedOnly});
   managed_.clear();
   pools_.clear();
   for (auto& m : modules_) load(*m);

@@ -10,12 +10,15 @@
 namespace gpumux::gpu {
 
 Gpu::Gpu(const GpuConfig& cfg, std::unique_ptr<frontend::SharingPolicy> policy)
-    : cfg_(cfg), clocks_(add_gpu_clocks(engine_, cfg.clock)) {
+    : cfg_(cfg), clocks_(add_gpu_clocks(engine_, cfg.clock)), paged_data_(cfg.vm.migration_bytes) {
   memory_ = std::make_unique<mem::MemorySystem>(engine_, clocks_, cfg_, stats_);
-  // Demand paging: every application's data starts on the host, as if all of
-  // it were managed memory; the device's own areas (local memory, context
-  // saves) are resident.
-  if (cfg_.vm.demand_paging) memory_->mmu()->set_host_residence(sm::is_application_data);
+  // Demand paging: the applications' paged data starts on the host (all of
+  // their data unless they allocate managed memory explicitly, paged_data.h);
+  // the device's own areas (local memory, context saves) are resident.
+  if (cfg_.vm.demand_paging) {
+    memory_->mmu()->set_host_residence([this](uint64_t addr) { return paged_data_.paged(addr); });
+    memory_->mmu()->report_host_writes();  // the runtime reports them (TimingBackend::paging)
+  }
   dispatcher_ = std::make_unique<frontend::TbDispatcher>(engine_, clocks_.core, cfg_.frontend, std::move(policy));
   dispatcher_->register_stats(stats_);
   copy_engine_ = std::make_unique<frontend::CopyEngine>(engine_, clocks_.core, cfg_.pcie);

@@ -23,6 +23,7 @@
 #include "gpumux/frontend/copy_engine.h"
 #include "gpumux/frontend/events/event_engine.h"
 #include "gpumux/frontend/tb_dispatcher.h"
+#include "gpumux/gpu/paged_data.h"
 #include "gpumux/gpu/qos/epoch_controller.h"
 #include "gpumux/mem/memory_system.h"
 #include "gpumux/sm/sm.h"
@@ -42,6 +43,8 @@ class Gpu {
   StatRegistry& stats() { return stats_; }
   StatKeys& keys() { return keys_; }
   mem::MemorySystem& memory() { return *memory_; }
+  // Which data demand paging moves (vm.demand_paging; the MMU asks it).
+  PagedData& paged_data() { return paged_data_; }
   frontend::TbDispatcher& dispatcher() { return *dispatcher_; }
   frontend::CopyEngine& copy_engine() { return *copy_engine_; }
   uint32_t num_sms() const { return uint32_t(sms_.size()); }
@@ -79,6 +82,7 @@ class Gpu {
   StatRegistry stats_;
   StatKeys keys_;
   std::unique_ptr<mem::MemorySystem> memory_;
+  PagedData paged_data_;
   std::unique_ptr<frontend::TbDispatcher> dispatcher_;
   std::unique_ptr<frontend::CopyEngine> copy_engine_;
   std::vector<std::unique_ptr<sm::Sm>> sms_;

@@ -18,6 +18,14 @@ void MmuStats::register_in(StatRegistry& reg, const std::string& prefix) {
   reg.add(prefix + ".migrated_bytes", migrated_bytes, "bytes migrated from the host by faults");
   reg.add(prefix + ".translation_latency", translation_latency,
           "core cycles from an L1 TLB miss to its fill (walks and faults included)");
+  reg.add(prefix + ".allocation_faults", allocation_faults,
+          "faults on migration units the host never wrote (no transfer; included in faults)");
+  reg.add(prefix + ".prefetched_bytes", prefetched_bytes, "bytes migrated to the device by prefetches");
+  reg.add(prefix + ".evictions", evictions, "migration units evicted to make room (keyed by what brought them)");
+  reg.add(prefix + ".written_back_bytes", written_back_bytes,
+          "bytes written back to the host by evictions, host writes and prefetches to the host");
+  reg.add(prefix + ".host_migrations", host_migrations,
+          "device-resident migration units the host took back (its writes, prefetches to the host)");
 }
 
 // The L1 TLB of one SM: takes the L1D's requests, holds them while they are
@@ -56,6 +64,9 @@ Mmu::Mmu(Engine& engine, DomainId core, double core_mhz, const VmParams& params,
     : Component(engine, core, "mmu"),
       params_(params),
       fault_cycles_(Cycle(std::llround(params.fault_us * core_mhz))),
+      fault_alloc_cycles_(Cycle(std::llround(params.fault_alloc_us * core_mhz))),
+      write_back_cycles_(fault_cycles_ - fault_alloc_cycles_),
+      capacity_units_(params.device_memory_bytes / params.migration_bytes),
       page_shift_(unsigned(std::countr_zero(params.page_bytes))),
       unit_shift_(unsigned(std::countr_zero(params.migration_bytes))),
       l2_(params.l2_tlb.entries, params.l2_tlb.ways) {
@@ -153,7 +164,8 @@ Mmu::Unit& Mmu::unit_of(uint64_t page) {
   auto it = units_.find(unit);
   if (it == units_.end()) {
     const bool host = on_host_ && on_host_(unit << unit_shift_);
-    it = units_.emplace(unit, Unit{host ? Residence::Host : Residence::Device, {}}).first;
+    Unit fresh{.where = host ? Residence::Host : Residence::Device, .paged = host, .host_data = !host_writes_reported_};
+    it = units_.emplace(unit, std::move(fresh)).first;
   }
   return it->second;
 }
@@ -169,16 +181,10 @@ void Mmu::walk_done(const Event& e) {
     Unit& u = unit_of(e.page);
     if (u.where != Residence::Device) {
       u.waiting.push_back(e.page);
-      if (u.where == Residence::Host) {
-        u.where = Residence::Faulting;
-        ++faults_in_flight_;
-        stats_.faults[e.key].add();
-        stats_.migrated_bytes[e.key].add(params_.migration_bytes);
-        host_free_ = std::max(now_, host_free_) + fault_cycles_;
-        schedule(host_free_, Kind::FaultDone, 0, e.page, e.key);
-      }
+      if (u.where == Residence::Host) raise_fault(u, e.page, e.key);
       return;
     }
+    used(u);
   }
   l2_.insert(e.page);
   auto it = l2_misses_.find(e.page);
@@ -193,7 +199,7 @@ void Mmu::walk_done(const Event& e) {
 
 void Mmu::fault_done(const Event& e) {
   Unit& u = unit_of(e.page);
-  u.where = Residence::Device;
+  arrive(u, e.page >> (unit_shift_ - page_shift_));
   --faults_in_flight_;
   engine().note_progress();
   std::vector<uint64_t> pages = std::move(u.waiting);
@@ -202,11 +208,19 @@ void Mmu::fault_done(const Event& e) {
 
 void Mmu::l1_fill(const Event& e) {
   Port& p = *ports_[e.sm];
-  p.l1.insert(e.page);
+  if (translation_valid(e.page)) p.l1.insert(e.page);  // an eviction may have shot it down on the way
   auto it = p.misses.find(e.page);
   stats_.translation_latency[it->second.requests.front().key].sample(now_ - it->second.since);
   for (const MemRequest& r : it->second.requests) p.ready.push({now_, seq_++, r});
   p.misses.erase(it);
+}
+
+void Mmu::shoot_down(uint64_t unit) {
+  const uint64_t pages = uint64_t(1) << (unit_shift_ - page_shift_);
+  for (uint64_t page = unit * pages; page < (unit + 1) * pages; ++page) {
+    l2_.invalidate(page);
+    for (auto& port : ports_) port->l1.invalidate(page);
+  }
 }
 
 std::string Mmu::describe_wait() const {

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <memory>
 #include <queue>
 #include <string>
@@ -39,6 +40,9 @@ namespace gpumux::mem {
 
 struct MmuStats {
   KeyedCounter l1_hits, l1_misses, l2_hits, l2_misses, walks, faults, migrated_bytes;
+  // Paging beyond the thesis's faults (mmu_paging.cpp): allocation-only
+  // faults, prefetches, evictions, units the host took back.
+  KeyedCounter allocation_faults, prefetched_bytes, evictions, written_back_bytes, host_migrations;
   KeyedHistogram translation_latency{Histogram(50, 100)};  // core cycles of translations that missed the L1 TLB
 
   void register_in(StatRegistry& reg, const std::string& prefix);
@@ -64,6 +68,32 @@ class Mmu : public Component {
   // Faults raised and not yet serviced (the thesis's figure 6.2).
   uint32_t faults_in_flight() const { return faults_in_flight_; }
 
+  // Residency of paged data as the host changes it (mmu_paging.cpp,
+  // docs/virtual-memory.md). Addresses are as SMs send them; a range covers
+  // every migration unit it touches; units not paged (host_residence false)
+  // are left alone.
+  //
+  // The runtime reports every host write (host_wrote): from then on a unit
+  // never reported holds no data and its fault costs fault_alloc_us.
+  void report_host_writes() { host_writes_reported_ = true; }
+  // Bytes a residency change moves over the link; the caller spends their time.
+  struct Migration {
+    uint64_t to_device = 0, to_host = 0;
+  };
+  // The host wrote the range: its device-resident units go back to the host
+  // (written back, TLB shootdown), and their next faults transfer data.
+  Migration host_wrote(uint64_t addr, uint64_t bytes, StatKey key);
+  // cudaMemPrefetchAsync: the range's host-resident units move to the device
+  // now (evicting as needed) or, `to_host`, its device-resident ones back.
+  Migration prefetch(uint64_t addr, uint64_t bytes, bool to_host, StatKey key);
+  // cudaMemAdviseSetReadMostly: an evicted unit the host still holds a copy
+  // of is dropped rather than written back.
+  void set_read_mostly(uint64_t addr, uint64_t bytes, bool read_mostly);
+  // The range was freed: its units leave device memory without a write-back.
+  void release(uint64_t addr, uint64_t bytes);
+  // Migration units of paged data resident on the device (faults in flight excluded).
+  size_t resident_units() const { return lru_.size(); }
+
  private:
   struct Port;
   enum class Kind : uint8_t { L2Lookup, Walk, WalkDone, FaultDone, L1Fill };
@@ -84,7 +114,12 @@ class Mmu : public Component {
   enum class Residence : uint8_t { Device, Host, Faulting };
   struct Unit {  // a migration unit of the page table
     Residence where;
-    std::vector<uint64_t> waiting;  // pages whose walk found it faulting
+    std::vector<uint64_t> waiting = {};  // pages whose walk found it faulting
+    bool paged = false;      // starts on the host (else the device owns it for good)
+    bool host_data = true;   // the host holds its data: a fault transfers it (else allocation-only)
+    bool read_mostly = false;
+    StatKey key = kNoKey;    // what brought it to the device, for eviction statistics
+    std::list<uint64_t>::iterator lru = {};  // its place in lru_ while resident
   };
 
   void accept(uint32_t sm, const MemRequest& r);
@@ -96,10 +131,25 @@ class Mmu : public Component {
   void fault_done(const Event& e);
   void l1_fill(const Event& e);
   Unit& unit_of(uint64_t page);
+  // Paging (mmu_paging.cpp).
+  void raise_fault(Unit& u, uint64_t page, StatKey key);
+  void arrive(Unit& u, uint64_t unit);        // resident now: most recently used
+  void used(Unit& u);                         // a walk found it resident
+  void leave(Unit& u, uint64_t unit);         // off the device: TLB shootdown
+  void take_back(Unit& u, uint64_t unit, StatKey key, Migration& m);  // to the host, written back
+  void shoot_down(uint64_t unit);             // drops its pages from every TLB
+  Cycle make_room(Migration* m);              // evicts for one more unit; the host's write-back time
+  bool translation_valid(uint64_t page);      // false once its unit left the device
+  template <class F>
+  void for_each_unit(uint64_t addr, uint64_t bytes, F&& f);
   uint64_t page_of(uint64_t addr) const { return addr >> page_shift_; }
 
   VmParams params_;
   Cycle fault_cycles_;
+  Cycle fault_alloc_cycles_, write_back_cycles_;
+  uint64_t capacity_units_;  // 0: unlimited
+  bool host_writes_reported_ = false;
+  std::list<uint64_t> lru_;  // resident paged units, least recently used first
   unsigned page_shift_, unit_shift_;
   std::vector<std::unique_ptr<Port>> ports_;
   TlbArray l2_;

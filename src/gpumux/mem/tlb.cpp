@@ -31,4 +31,10 @@ void TlbArray::insert(uint64_t page) {
   *victim = Way{page, ++clock_};
 }
 
+void TlbArray::invalidate(uint64_t page) {
+  Way* set = set_of(page);
+  for (uint32_t w = 0; w < assoc_; ++w)
+    if (set[w].page == page) set[w] = Way{};
+}
+
 }  // namespace gpumux::mem

@@ -17,6 +17,8 @@ class TlbArray {
   bool lookup(uint64_t page);
   // Adds `page` (a fill after a miss), evicting the set's least recently used.
   void insert(uint64_t page);
+  // Drops `page` if held (a TLB shootdown).
+  void invalidate(uint64_t page);
 
  private:
   static constexpr uint64_t kEmpty = ~uint64_t(0);

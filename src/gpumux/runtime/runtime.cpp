@@ -100,7 +100,18 @@ DevPtr Context::malloc(uint64_t bytes) { return mem_->allocate(bytes); }
 // enqueueing the sort's kernels). It spends no CPU gap: a free is not GPU work.
 void Context::free(DevPtr p) {
   drain();
+  const exec::AddressSpace::Allocation* a = mem_->find(p);
+  const uint64_t bytes = a && a->base == p ? a->size : 0;
   mem_->release(p);
+  dev_.backend().released(*this, p, bytes);
+}
+
+void Context::paging(const Paging& p) {
+  if (p.kind != Paging::Kind::ManagedOnly && p.bytes && !mem_->translate(p.base, p.bytes))
+    throw ApiError(fmt::format("unified memory range 0x{:x} + {} bytes: {}", p.base, p.bytes,
+                               mem_->explain(p.base, p.bytes)));
+  if (p.kind == Paging::Kind::PrefetchToDevice || p.kind == Paging::Kind::PrefetchToHost) call_in_order();
+  dev_.backend().paging(*this, p);
 }
 
 // Copies are synchronous, ordered after the context's earlier work (default
@@ -111,6 +122,7 @@ void Context::memcpy_h2d(DevPtr dst, const void* src, uint64_t bytes, Stream) {
   call_in_order();
   mem_->write(dst, src, bytes);
   if (InstructionObserver* o = dev_.backend().observer()) o->on_memcpy_h2d(*this, dst, bytes);
+  dev_.backend().paging(*this, {Paging::Kind::HostWrote, dst, bytes});
   dev_.backend().transfer(*this, Transfer::HostToDevice, bytes);
 }
 void Context::memcpy_d2h(void* dst, DevPtr src, uint64_t bytes, Stream) {
@@ -128,6 +140,7 @@ void Context::memcpy_d2d(DevPtr dst, DevPtr src, uint64_t bytes, Stream) {
 void Context::memset(DevPtr dst, int value, uint64_t bytes, Stream) {
   call_in_order();
   mem_->fill(dst, uint8_t(value), bytes);
+  dev_.backend().paging(*this, {Paging::Kind::HostWrote, dst, bytes});
   dev_.backend().transfer(*this, Transfer::Memset, bytes);
 }
 
@@ -198,6 +211,7 @@ void Context::memcpy_to_symbol(const Module& m, const std::string& sym, const vo
   mem_->write(m.symbol(sym) + offset, src, bytes);
   if (InstructionObserver* o = dev_.backend().observer())
     o->on_memcpy_h2d(*this, m.symbol(sym) + offset, bytes);
+  dev_.backend().paging(*this, {Paging::Kind::HostWrote, m.symbol(sym) + offset, bytes});
   dev_.backend().transfer(*this, Transfer::HostToDevice, bytes);
 }
 

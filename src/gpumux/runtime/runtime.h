@@ -166,6 +166,25 @@ class InstructionObserver {
   virtual void on_launch_end() = 0;
 };
 
+// What a program does to unified memory, for a backend that models demand
+// paging (docs/virtual-memory.md); other backends ignore it. Ranges are the
+// context's device addresses.
+struct Paging {
+  enum class Kind : uint8_t {
+    ManagedOnly,       // from now on only the context's managed ranges are paged (a CUDA program)
+    Managed,           // [base, base + bytes) is managed memory: it starts on the host
+    HostWrote,         // the host wrote the range (its program's stores, the runtime's copies and memsets)
+    PrefetchToDevice,  // cudaMemPrefetchAsync to the device
+    PrefetchToHost,    // cudaMemPrefetchAsync to the host
+    ReadMostly,        // cudaMemAdviseSetReadMostly
+    NotReadMostly,     // cudaMemAdviseUnsetReadMostly
+  };
+  static constexpr uint32_t kLastKind = uint32_t(Kind::NotReadMostly);
+  Kind kind;
+  DevPtr base = 0;
+  uint64_t bytes = 0;
+};
+
 // One application: an address space, loaded modules, streams and events.
 class Context {
  public:
@@ -205,6 +224,12 @@ class Context {
   void memcpy_d2h(void* dst, DevPtr src, uint64_t bytes, Stream s = {});
   void memcpy_d2d(DevPtr dst, DevPtr src, uint64_t bytes, Stream s = {});
   void memset(DevPtr dst, int value, uint64_t bytes, Stream s = {});
+  // Unified memory (Paging). A range must lie inside one allocation
+  // (ApiError). Prefetches are ordered like copies (after the context's
+  // earlier work) and take the transfer time of what they move. The
+  // context's own copies and memsets report HostWrote themselves, and free()
+  // forgets the residency of what it frees.
+  void paging(const Paging& p);
   // Device malloc/free and printf: the heap limit (cudaLimitMallocHeapSize,
   // default 8 MB; device malloc returns 0 beyond it) and where device printf
   // output goes (default: standard output), one call per thread's printf.
@@ -397,6 +422,11 @@ class LaunchBackend {
   // Called after the functional effect of a copy or memset of `bytes`:
   // returns once the transfer has taken its simulated time (default: none).
   virtual void transfer(Context&, Transfer, uint64_t /*bytes*/) {}
+  // Unified memory (Paging, checked by the context); returns once the
+  // migrations it causes have taken their simulated time.
+  virtual void paging(Context&, const Paging&) {}
+  // The context freed [base, base + bytes).
+  virtual void released(Context&, DevPtr /*base*/, uint64_t /*bytes*/) {}
   // The context is being destroyed: forget what refers to it.
   virtual void release(Context&) {}
   virtual double now_ms() const = 0;  // simulated time

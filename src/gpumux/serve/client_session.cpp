@@ -138,6 +138,15 @@ void ClientSession::handle(Op op, Reader& in, Writer& out) {
       ctx.device().backend().transfer(ctx, runtime::Transfer(kind), bytes);
       return;
     }
+    case Op::Paging: {
+      uint32_t kind = in.u32("kind");
+      uint64_t p = in.u64("address");
+      uint64_t n = in.u64("bytes");
+      in.end("Paging");
+      if (kind > runtime::Paging::kLastKind) throw ProtocolError(fmt::format("Paging kind {}", kind));
+      ctx.paging({runtime::Paging::Kind(kind), p, n});
+      return;
+    }
     case Op::Launch: {
       uint32_t m = in.u32("module");
       std::string kernel = in.str("kernel");

@@ -17,7 +17,7 @@
 
 namespace gpumux::serve {
 
-inline constexpr uint32_t kProtocolVersion = 2;  // 2: Launch carries flags
+inline constexpr uint32_t kProtocolVersion = 3;  // 2: Launch carries flags; 3: Paging
 // Largest payload a frame may carry; clients split larger copies.
 inline constexpr uint64_t kMaxPayload = uint64_t(64) << 20;
 inline constexpr uint64_t kMaxChunk = uint64_t(16) << 20;  // bytes of memory per Write/Read
@@ -56,8 +56,9 @@ enum class Op : uint32_t {
   DestroyTexture,   // u64 texture
   CreateSurface,    // u64 array -> u64 surface
   DestroySurface,   // u64 surface
+  Paging,           // u32 kind (runtime::Paging::Kind), u64 address, u64 bytes
 };
-inline constexpr uint32_t kLastOp = uint32_t(Op::DestroySurface);
+inline constexpr uint32_t kLastOp = uint32_t(Op::Paging);
 // Flags of a Launch; other bits are a ProtocolError.
 inline constexpr uint32_t kLaunchCooperative = 1;  // runtime::Context::launch_cooperative
 inline constexpr uint32_t kLaunchGraphNode = 2;    // runtime::LaunchPath::GraphNode

@@ -7,6 +7,7 @@
 #include "gpumux/exec/device_launch.h"
 #include "gpumux/exec/loaded_module.h"
 #include "gpumux/frontend/policies/common.h"
+#include "gpumux/sm/device_addresses.h"
 
 namespace gpumux::timing {
 
@@ -155,6 +156,43 @@ void TimingBackend::transfer(runtime::Context& ctx, runtime::Transfer kind, uint
   frontend::CopyEngine& ce = gpu_.copy_engine();
   uint64_t id = ce.submit(ctx.app(), dir, bytes, ctx.priority());
   wait([&] { return ce.done(id); });
+}
+
+StatKey TimingBackend::host_key(const runtime::Context& ctx) {
+  const char* kName = "(host)";  // no kernel has this name
+  auto num = kernel_numbers_.try_emplace({ctx.app(), kName}, uint32_t(kernel_numbers_.size())).first->second;
+  return gpu_.keys().key(ctx.app(), num, ctx.name() + ".host");
+}
+
+void TimingBackend::paging(runtime::Context& ctx, const runtime::Paging& p) {
+  mem::Mmu* mmu = gpu_.memory().mmu();
+  if (!mmu || !gpu_.config().vm.demand_paging) return;
+  using Kind = runtime::Paging::Kind;
+  const uint64_t addr = sm::application_base(ctx.app()) + p.base;
+  mem::Mmu::Migration moved;
+  switch (p.kind) {
+    case Kind::ManagedOnly: gpu_.paged_data().managed_only(ctx.app()); return;
+    case Kind::Managed:
+      gpu_.paged_data().add_managed(addr, p.bytes);
+      mmu->release(addr, p.bytes);  // units already looked up as device data are looked up again
+      return;
+    case Kind::HostWrote: moved = mmu->host_wrote(addr, p.bytes, host_key(ctx)); break;
+    case Kind::PrefetchToDevice: moved = mmu->prefetch(addr, p.bytes, false, host_key(ctx)); break;
+    case Kind::PrefetchToHost: moved = mmu->prefetch(addr, p.bytes, true, host_key(ctx)); break;
+    case Kind::ReadMostly: mmu->set_read_mostly(addr, p.bytes, true); return;
+    case Kind::NotReadMostly: mmu->set_read_mostly(addr, p.bytes, false); return;
+  }
+  // Written-back units leave first: their frames make room for the others.
+  if (moved.to_host) transfer(ctx, runtime::Transfer::DeviceToHost, moved.to_host);
+  if (moved.to_device) transfer(ctx, runtime::Transfer::HostToDevice, moved.to_device);
+}
+
+void TimingBackend::released(runtime::Context& ctx, runtime::DevPtr base, uint64_t bytes) {
+  mem::Mmu* mmu = gpu_.memory().mmu();
+  if (!mmu || !gpu_.config().vm.demand_paging) return;
+  const uint64_t addr = sm::application_base(ctx.app()) + base;
+  gpu_.paged_data().remove_managed(addr);
+  mmu->release(addr, bytes);
 }
 
 void TimingBackend::release(runtime::Context& ctx) {

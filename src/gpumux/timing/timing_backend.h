@@ -57,6 +57,10 @@ class TimingBackend : public runtime::LaunchBackend {
   void wait_events(runtime::Context& ctx, uint32_t id) override;
   void synchronize(runtime::Context& ctx) override;
   void transfer(runtime::Context& ctx, runtime::Transfer kind, uint64_t bytes) override;
+  // Demand paging (vm.demand_paging; nothing without it): residency changes in
+  // the MMU, their migrations timed on the copy engine like copies.
+  void paging(runtime::Context& ctx, const runtime::Paging& p) override;
+  void released(runtime::Context& ctx, runtime::DevPtr base, uint64_t bytes) override;
   void release(runtime::Context& ctx) override;
   void set_waiter(HostWaiter* w) { waiter_ = w; }
   // ka-fair: each application's isolated issue rate (the fraction of
@@ -77,6 +81,8 @@ class TimingBackend : public runtime::LaunchBackend {
   const sm::ModuleTiming& timing_of(const runtime::Context& ctx, const exec::LoadedModule& m);
   void wait(const std::function<bool()>& ready);
   void throw_if_faulted(const runtime::Context& ctx);
+  // Statistics key of the application's host-side work (prefetches, host writes).
+  StatKey host_key(const runtime::Context& ctx);
 
   mutable gpu::Gpu gpu_;
   HostWaiter* waiter_ = nullptr;
