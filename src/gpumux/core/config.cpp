@@ -35,6 +35,10 @@ void GpuConfig::declare(ParamDecl<GpuConfig>& d) {
       return "l1d.size_kb must be a multiple of l1d.ways * 128 B lines";
     if (uint64_t(c.l2.size_kb) * 1024 % (uint64_t(c.l2.ways) * 128 * c.gpu.num_partitions) != 0)
       return "l2.size_kb must split into gpu.num_partitions slices of whole sets (l2.ways * 128 B)";
+    if (c.gpu.mig_slice_sms && (7 * c.gpu.mig_slice_sms > c.gpu.num_sms || c.gpu.num_partitions % 8 != 0 ||
+                                c.gpu.mig_memory_gb % 8 != 0 || c.gpu.mig_memory_gb == 0))
+      return "gpu.mig_slice_sms needs 7 slices within gpu.num_sms, gpu.num_partitions a multiple of the 8 memory "
+             "slices and gpu.mig_memory_gb a positive multiple of 8";
     // The SMs keep polling the memory system while the host services a fault,
     // so a fault longer than the watchdog's limit would look like a deadlock.
     if (c.vm.demand_paging && c.vm.fault_us * c.clock.core_mhz >= double(c.sim.watchdog_cycles))

@@ -15,7 +15,6 @@ namespace {
 // Local memory of warp slots lives in a device-address region of its own
 // (device_addresses.h), interleaved by lane like hardware does so that a
 // warp's accesses coalesce.
-constexpr unsigned kLocalSlotShift = 28;  // 256 MB per warp slot: 512 KB per thread x 32 lanes
 
 uint32_t distinct_addresses(const exec::MemAccess& a) {
   if (a.mask == 0) return 0;
