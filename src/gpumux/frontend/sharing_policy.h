@@ -147,6 +147,10 @@ class SharingPolicy {
   virtual void register_stats(StatRegistry&) {}
   // The core clock, for policies whose options are times (time-slice).
   virtual void set_core_clock(double /*core_mhz*/) {}
+  // The environment of a program served as application `app` (gpumux serve),
+  // when it attaches: mps reads CUDA_MPS_ACTIVE_THREAD_PERCENTAGE from it.
+  // Takes effect at the next repartition (the program's first kernel).
+  virtual void client_environment(uint32_t /*app*/, std::span<const std::string> /*env*/) {}
   // Policies that partition the whole GPU, memory included (mig): called once
   // when the GPU is built. Empty: the memory system is shared.
   virtual std::optional<HardwareInstances> partition_hardware(const GpuParams&) { return std::nullopt; }
