@@ -29,6 +29,16 @@ void AddressMap::partition_by_instance(std::function<uint32_t(uint64_t)> instanc
   instance_ranges_ = std::move(ranges);
 }
 
+uint32_t AddressMap::instance_partition(uint64_t addr) const {
+  PartitionRange r = instance_ranges_[instance_of_(addr)];
+  uint64_t chunk = addr / interleave_;
+  return r.first + uint32_t((chunk % r.count + rotation(chunk / r.count)) % r.count);
+}
+
+uint64_t AddressMap::instance_local_addr(uint64_t addr) const {
+  return (addr / interleave_) / instance_ranges_[instance_of_(addr)].count * interleave_ + addr % interleave_;
+}
+
 uint64_t AddressMap::rotation(uint64_t group) const {
   if (!hash_) return 0;
   uint64_t folded = 0;

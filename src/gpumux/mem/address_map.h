@@ -44,30 +44,32 @@ class AddressMap {
   void partition_by_instance(std::function<uint32_t(uint64_t)> instance_of, std::vector<PartitionRange> ranges);
 
   uint32_t partitions() const { return partitions_; }
+  // (The instances' paths are out of line so that these stay small enough to
+  // inline into the caches as before: no cost without instances.)
   uint32_t partition(uint64_t addr) const {
-    PartitionRange r = range_of(addr);
+    if (instance_of_) [[unlikely]] return instance_partition(addr);
     uint64_t chunk = addr / interleave_;
-    return r.first + uint32_t((chunk % r.count + rotation(chunk / r.count)) % r.count);
+    return uint32_t((chunk % partitions_ + rotation(chunk / partitions_)) % partitions_);
   }
   // Address inside the partition's own (dense) address space.
   uint64_t local_addr(uint64_t addr) const {
-    return (addr / interleave_) / range_of(addr).count * interleave_ + addr % interleave_;
+    if (instance_of_) [[unlikely]] return instance_local_addr(addr);
+    return (addr / interleave_) / partitions_ * interleave_ + addr % interleave_;
   }
   DramLocation dram_location(uint64_t addr) const;
 
  private:
   uint64_t rotation(uint64_t group) const;
-  PartitionRange range_of(uint64_t addr) const {
-    return instance_ranges_.empty() ? PartitionRange{0, partitions_} : instance_ranges_[instance_of_(addr)];
-  }
+  uint32_t instance_partition(uint64_t addr) const;
+  uint64_t instance_local_addr(uint64_t addr) const;
 
   uint64_t interleave_;
   uint32_t partitions_;
   bool hash_;
   uint64_t row_bytes_;
   uint32_t banks_;
-  std::function<uint32_t(uint64_t)> instance_of_;
-  std::vector<PartitionRange> instance_ranges_;  // empty: every address uses every partition
+  std::function<uint32_t(uint64_t)> instance_of_;  // empty: every address uses every partition
+  std::vector<PartitionRange> instance_ranges_;
 };
 
 }  // namespace gpumux::mem
