@@ -79,17 +79,21 @@ TEST(FaultPipeline, EachPipelinesIssueRuleOnOneLoad) {
   EXPECT_EQ(base[1], base[0] + 2);
   EXPECT_GT(base[2], load + kFirstCheck);
 
-  // Warp disable until commit: nothing issues before the data arrives, when the
-  // baseline's RAW instruction issues (its mark is the cycle after).
+  // Warp disable stops the warp's fetch: once enabled, its next instruction is
+  // fetched again (sm.fetch_latency, 4 cycles).
+  const uint64_t fetch = 4;
+
+  // Warp disable until commit: nothing issues before the data arrives (when the
+  // baseline's RAW instruction issues: its mark is the cycle after) and is fetched.
   const Marks commit = hazards("wd-commit");
-  EXPECT_EQ(commit[0], base[2] - 1);
+  EXPECT_EQ(commit[0], base[2] - 1 + fetch);
   EXPECT_EQ(commit[1], commit[0] + 2);
   EXPECT_EQ(commit[2], commit[0] + 4);
 
   // Until the last TLB check: the independent instruction issues once the
   // translation is known; the RAW one still waits for the data.
   const Marks lastcheck = hazards("wd-lastcheck");
-  EXPECT_EQ(lastcheck[0], load + kFirstCheck);
+  EXPECT_EQ(lastcheck[0], load + kFirstCheck + fetch);
   EXPECT_EQ(lastcheck[1], lastcheck[0] + 2);
   EXPECT_EQ(lastcheck[2], base[2]);
 

@@ -14,6 +14,18 @@
 
 namespace gpumux::sm {
 
+namespace {
+
+// Ends a warp disable at `now`. It stopped the warp's fetch (section 6.3.1,
+// figure 6.4): its next instruction is fetched again.
+template <class WarpSlot>
+void enable_warp(WarpSlot& w, Cycle now, uint32_t fetch_latency, KeyedCounter& disabled_cycles) {
+  w.enabled_at = now + fetch_latency;
+  disabled_cycles[w.kernel->key].add(w.enabled_at - w.disabled_since);
+}
+
+}  // namespace
+
 void Sm::register_fault_pipeline_stats(StatRegistry& stats, const std::string& pre) {
   if (!fault_.active()) return;
   const std::string fp = pre + "fault_pipeline.";
@@ -105,8 +117,7 @@ void Sm::fault_line_checked(WarpSlot& w, MemOp& op, unsigned line, Cycle now) {
   const StatKey key = w.kernel->key;
   if (op.disables && fault_.disable == WarpDisable::UntilLastCheck) {
     op.disables = false;
-    w.enabled_at = now;
-    stats_.fault_disabled_cycles[key].add(now - w.disabled_since);
+    enable_warp(w, now, p_.fetch_latency, stats_.fault_disabled_cycles);
   }
   if (op.log_entries) {
     tbs_[w.tb].log_used -= op.log_entries;
@@ -137,8 +148,7 @@ void Sm::fault_commit(WarpSlot& w, MemOp& op, Cycle now) {
   const StatKey key = w.kernel->key;
   if (op.disables) {  // WD-commit
     op.disables = false;
-    w.enabled_at = now;
-    stats_.fault_disabled_cycles[key].add(now - w.disabled_since);
+    enable_warp(w, now, p_.fetch_latency, stats_.fault_disabled_cycles);
   }
   if (fault_.replay_queue) {
     stats_.fault_replay_entry_cycles[key].add(now - op.issued_at);
