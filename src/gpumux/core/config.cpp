@@ -43,6 +43,11 @@ void GpuConfig::declare(ParamDecl<GpuConfig>& d) {
     // so a fault longer than the watchdog's limit would look like a deadlock.
     if (c.vm.demand_paging && c.vm.fault_us * c.clock.core_mhz >= double(c.sim.watchdog_cycles))
       return "vm.fault_us must be shorter than sim.watchdog_cycles (in core cycles)";
+    // Without translation nothing can fault, and no TLB check ends a warp's wait.
+    if (c.sm.fault_pipeline.operand_log_bytes % 256 != 0)
+      return "sm.fault_pipeline.operand_log_bytes must be a multiple of the 256 B log entry";
+    if (c.sm.fault_pipeline.mode != "stall-on-fault" && !c.vm.translation)
+      return "sm.fault_pipeline.mode = \"" + c.sm.fault_pipeline.mode + "\" needs vm.translation = true";
     return "";
   });
 }

@@ -25,6 +25,7 @@ Gpu::Gpu(const GpuConfig& cfg, std::unique_ptr<frontend::SharingPolicy> policy)
   for (uint32_t i = 0; i < cfg_.gpu.num_sms; ++i) {
     sms_.push_back(std::make_unique<sm::Sm>(engine_, clocks_.core, i, cfg_.sm, *memory_, stats_, *dispatcher_));
     memory_->connect_sm(i, *sms_.back());
+    if (mem::Mmu* mmu = memory_->mmu()) mmu->set_translation_listener(i, sms_.back().get());
     ptrs.push_back(sms_.back().get());
   }
   dispatcher_->attach(std::move(ptrs));
