@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "gpumux/core/popcount.h"
+
 namespace gpumux::mem {
 
 void DramStats::register_in(StatRegistry& reg, const std::string& prefix) {
@@ -32,7 +34,7 @@ DramChannel::DramChannel(Engine& engine, DomainId domain, std::string name, cons
 
 uint32_t DramChannel::columns_for(SectorMask sectors) const {
   const uint32_t atom = params_.atom_bytes();
-  if (atom <= kSectorBytes) return uint32_t(std::popcount(unsigned(sectors))) * (kSectorBytes / atom);
+  if (atom <= kSectorBytes) return uint32_t(gpumux::popcount(unsigned(sectors))) * (kSectorBytes / atom);
   const uint32_t per_atom = atom / kSectorBytes;
   const unsigned group = (1u << per_atom) - 1;
   uint32_t n = 0;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/core/error.h"
+#include "gpumux/core/popcount.h"
 #include "gpumux/sm/event_warp_table.h"
 #include "gpumux/sm/shared_memory.h"
 
@@ -451,7 +452,7 @@ void Sm::issue(WarpSlot& w, uint16_t slot, Cycle now) {
   stats_.warp_insts[key].add();
   ++w.kernel->warp_insts;
   ++tbs_[w.tb].insts;
-  uint32_t threads = uint32_t(std::popcount(xw.active_mask()));
+  uint32_t threads = uint32_t(gpumux::popcount(xw.active_mask()));
   stats_.thread_insts[key].add(threads);
   w.kernel->thread_insts += threads;
   if (quotas_) quotas_->charge(w.kernel->id, threads);
@@ -607,7 +608,7 @@ std::string Sm::describe_wait() const {
     auto c = tbs_[w.tb].tb->ctaid();
     s += fmt::format("\n    warp slot {} ({} TB ({},{},{}) warp {}): pc {} {}; {} memory ops, {} stores pending",
                      i, w.kernel->label, c[0], c[1], c[2], w.warp->index(), w.warp->pc(), what,
-                     std::popcount(w.mem_ops_used), w.pending_stores);
+                     gpumux::popcount(w.mem_ops_used), w.pending_stores);
   }
   return s;
 }
