@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "gpumux/core/clock.h"
+#include "gpumux/core/popcount.h"
 #include "gpumux/core/stats.h"
 
 namespace gpumux::mem {
@@ -42,7 +43,7 @@ struct MemRequest {
   uint64_t token = 0;         // the requester's handle, returned untouched with the response
   Tick issued = 0;            // when it entered the memory system
 
-  uint32_t sector_count() const { return uint32_t(std::popcount(unsigned(sectors))); }
+  uint32_t sector_count() const { return uint32_t(gpumux::popcount(unsigned(sectors))); }
   uint32_t data_bytes() const { return op == MemOp::Atomic ? size : sector_count() * kSectorBytes; }
 };
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/core/error.h"
+#include "gpumux/core/popcount.h"
 #include "gpumux/sm/event_warp_table.h"
 #include "gpumux/sm/shared_memory.h"
 
@@ -473,7 +474,7 @@ void Sm::issue(WarpSlot& w, uint16_t slot, Cycle now) {
   stats_.warp_insts[key].add();
   ++w.kernel->warp_insts;
   ++tbs_[w.tb].insts;
-  uint32_t threads = uint32_t(std::popcount(xw.active_mask()));
+  uint32_t threads = uint32_t(gpumux::popcount(xw.active_mask()));
   stats_.thread_insts[key].add(threads);
   w.kernel->thread_insts += threads;
   if (quotas_) quotas_->charge(w.kernel->id, threads);

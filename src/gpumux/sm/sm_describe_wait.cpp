@@ -1,8 +1,7 @@
 // What an SM waits for, for the watchdog's deadlock report.
-#include <bit>
-
 #include <fmt/format.h>
 
+#include "gpumux/core/popcount.h"
 #include "gpumux/sm/sm.h"
 
 namespace gpumux::sm {
@@ -32,7 +31,7 @@ std::string Sm::describe_wait() const {
     auto c = tbs_[w.tb].tb->ctaid();
     s += fmt::format("\n    warp slot {} ({} TB ({},{},{}) warp {}): pc {} {}; {} memory ops, {} stores pending",
                      i, w.kernel->label, c[0], c[1], c[2], w.warp->index(), w.warp->pc(), what,
-                     std::popcount(w.mem_ops_used), w.pending_stores);
+                     gpumux::popcount(w.mem_ops_used), w.pending_stores);
   }
   return s;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "gpumux/core/popcount.h"
 #include "gpumux/exec/address_space.h"
 #include "gpumux/sm/device_addresses.h"
 #include "gpumux/sm/shared_memory.h"
@@ -161,7 +162,7 @@ void Sm::lsu_send() {
   r.addr = la.line;
   r.sectors = la.sectors;
   r.op = e.op;
-  r.size = uint16_t(std::min<uint32_t>(e.bytes * uint32_t(std::popcount(la.lanes)), mem::kLineBytes));
+  r.size = uint16_t(std::min<uint32_t>(e.bytes * uint32_t(gpumux::popcount(la.lanes)), mem::kLineBytes));
   r.sm = uint16_t(id_);
   r.warp = e.warp;
   r.app = uint16_t(w.kernel->app);
