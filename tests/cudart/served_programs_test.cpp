@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -71,12 +72,13 @@ class ServedPrograms : public ::testing::Test {
                         const std::vector<size_t>& start_order, const std::string& options = "",
                         size_t kill_app = 0, const std::string& program = "served_worker",
                         const std::string& policy = "name = \"smk-even\"",
-                        const std::vector<std::string>& app_settings = {}) {
+                        const std::vector<std::string>& app_settings = {}, const std::string& gpu = "gtx980",
+                        const std::vector<std::string>& program_env = {}) {
     fs::path dir = kCudaOut / "serve" / tag;
     fs::remove_all(dir);
     fs::create_directories(dir);
     std::ofstream w(dir / "apps.toml");
-    w << "gpu = \"gtx980\"\n[policy]\n" << policy << "\n";
+    w << "gpu = \"" << gpu << "\"\n[policy]\n" << policy << "\n";
     for (size_t i = 0; i < args.size(); ++i)
       w << fmt::format("[[app]]\nname = \"w{}\"\n{}\n", i + 1, i < app_settings.size() ? app_settings[i] : "");
     w.close();
@@ -86,8 +88,9 @@ class ServedPrograms : public ::testing::Test {
         "for t in $(seq 200); do [ -S {0}/s.sock ] && break; sleep 0.05; done; ",
         dir.string(), GPUMUX_BINARY, options);
     for (size_t i : start_order)
-      script += fmt::format("GPUMUX_SERVER={0}/s.sock GPUMUX_APP=w{1} LD_LIBRARY_PATH={2}/cudart {3} {4} > {0}/w{1}.out & P{1}=$!; ",
-                            dir.string(), i + 1, GPUMUX_BUILD_DIR, (kCudaOut / program).string(), args[i]);
+      script += fmt::format("{5} GPUMUX_SERVER={0}/s.sock GPUMUX_APP=w{1} LD_LIBRARY_PATH={2}/cudart {3} {4} > {0}/w{1}.out & P{1}=$!; ",
+                            dir.string(), i + 1, GPUMUX_BUILD_DIR, (kCudaOut / program).string(), args[i],
+                            i < program_env.size() ? program_env[i] : "");
     if (kill_app)  // once w<kill_app> waits (its first kernel done), kill it
       script += fmt::format("for t in $(seq 600); do grep -q waiting {0}/w{1}.out && break; sleep 0.05; done; "
                             "kill -9 $P{1}; ",
@@ -232,6 +235,64 @@ TEST_F(ServedPrograms, MpsPercentageConfinesAServedProgram) {
   ASSERT_FALSE(w1_sms.empty()) << r.summary;
   EXPECT_LE(w1_sms.back(), 3u) << r.summary;
   EXPECT_GT(w2_sms.back(), 3u) << r.summary;  // the client without a limit is not confined
+}
+
+// A served program's own CUDA_MPS_ACTIVE_THREAD_PERCENTAGE confines it as
+// the workload file's value does (25% of 16 SMs: SMs 0-3); a value that is not
+// a percentage ends that program's application with the reason.
+TEST_F(ServedPrograms, MpsPercentageFromTheProgramsEnvironment) {
+  ServeRun r = serve("mps-env", {"1", "2"}, {0, 1}, "", 0, "served_worker", "name = \"mps\"", {}, "gtx980",
+                     {"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25", ""});
+  expect_all_passed(r, 2);
+  std::vector<uint32_t> w1_sms, w2_sms;
+  for (uint32_t s = 0; s < 16; ++s)
+    for (const auto& [label, n] : r.json.at("statistics").at("stats").at("sm" + std::to_string(s)).at("tbs_done")
+                                      .at("by_key").items()) {
+      if (n.get<uint64_t>() == 0) continue;
+      (label.starts_with("w1.") ? w1_sms : w2_sms).push_back(s);
+    }
+  ASSERT_FALSE(w1_sms.empty()) << r.summary;
+  EXPECT_LE(w1_sms.back(), 3u) << r.summary;
+  EXPECT_GT(w2_sms.back(), 3u) << r.summary;
+
+  ServeRun bad = serve("mps-env-bad", {"1", "2"}, {0, 1}, "--no-baselines", 0, "served_worker", "name = \"mps\"", {},
+                       "gtx980", {"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=150", ""});
+  ASSERT_EQ(bad.json.at("apps").size(), 2u) << bad.summary << bad.server_log;
+  EXPECT_NE(bad.json.at("apps")[0].at("error").get<std::string>().find(
+                "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE='150' is not a percentage in 1..100"),
+            std::string::npos)
+      << bad.json.at("apps")[0];
+  EXPECT_EQ(bad.json.at("apps")[1].at("error"), "") << bad.json.at("apps")[1];
+}
+
+// MIG instances of served programs (the A100's 3g.20gb: SMs 0-41 and
+// partitions 0-19; 4g.20gb: SMs 42-97 and partitions 20-39) hold each
+// program's TBs and DRAM traffic.
+TEST_F(ServedPrograms, MigInstancesHoldServedPrograms) {
+  ServeRun r = serve("mig", {"1", "2"}, {0, 1}, "", 0, "served_worker", "name = \"mig\"",
+                     {"mig_profile = \"3g.20gb\"", "mig_profile = \"4g.20gb\""}, "a100");
+  expect_all_passed(r, 2);
+  const nlohmann::json& stats = r.json.at("statistics").at("stats");
+  auto used = [&](const std::string& prefix, uint32_t units, const char* component, const char* stat,
+                  const std::string& app) {
+    std::vector<uint32_t> out;
+    for (uint32_t u = 0; u < units; ++u) {
+      const nlohmann::json& node = stats.at(prefix + std::to_string(u));
+      const nlohmann::json& counter = component[0] ? node.at(component).at(stat) : node.at(stat);
+      for (const auto& [label, n] : counter.at("by_key").items())
+        if (label.starts_with(app + ".") && n.get<uint64_t>() > 0) out.push_back(u);
+    }
+    return out;
+  };
+  for (auto [app, first_sm, last_sm, first_part, last_part] :
+       {std::tuple{"w1", 0u, 41u, 0u, 19u}, std::tuple{"w2", 42u, 97u, 20u, 39u}}) {
+    std::vector<uint32_t> sms = used("sm", 108, "", "tbs_done", app), parts = used("mem", 40, "dram", "reads", app);
+    ASSERT_FALSE(sms.empty() || parts.empty()) << app << r.summary;
+    EXPECT_GE(sms.front(), first_sm) << app;
+    EXPECT_LE(sms.back(), last_sm) << app;
+    EXPECT_GE(parts.front(), first_part) << app;
+    EXPECT_LE(parts.back(), last_part) << app;
+  }
 }
 
 // A program whose own check fails exits 1: its application fails, with the status.

@@ -34,7 +34,7 @@ TEST(SharingPolicies, RegistryKnowsEveryPolicyAndRejectsUnknownNames) {
   EXPECT_EQ(sharing_policy_names(),
             (std::vector<std::string>{"fcfs", "spatial-even", "spatial-smart", "smk-even", "smk-drf", "smk-quota",
                                       "kernel-fcfs", "npq", "ppq", "dss", "spart", "smk-symmetric", "maestro",
-                                      "time-slice", "mps", "warped-slicer"}));
+                                      "time-slice", "mps", "warped-slicer", "mig"}));
   for (const std::string& n : sharing_policy_names()) EXPECT_EQ(make_sharing_policy(n)->name(), n);
   try {
     make_sharing_policy("lottery");

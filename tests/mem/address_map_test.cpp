@@ -61,5 +61,30 @@ TEST(AddressMap, RowsFillBanksInTurn) {
   EXPECT_EQ(m.dram_location(uint64_t(d.row_bytes) * d.banks).row, 1u);
 }
 
+// MIG: addresses of two instances (told apart by a bit here) stay in their
+// partition ranges, and each range's local spaces stay dense and unshared.
+TEST(AddressMap, InstancesInterleaveOverTheirOwnPartitions) {
+  AddressMap m = make(8, PartitionHash::Xor);
+  constexpr uint64_t kSecond = uint64_t(15) << 36;  // a whole number of 3- and 5-chunk groups
+  m.partition_by_instance([](uint64_t a) { return a >= kSecond ? 1u : 0u; }, {{0, 3}, {3, 5}});
+  std::vector<std::set<uint64_t>> local(8);
+  const uint64_t bytes = 200 * 15 * 256;
+  for (uint64_t base : {uint64_t(0), kSecond})
+    for (uint64_t a = base; a < base + bytes; a += 128) {
+      uint32_t p = m.partition(a);
+      ASSERT_TRUE(base ? p >= 3 : p < 3) << a;
+      EXPECT_TRUE(local[p].insert(m.local_addr(a)).second) << a;
+    }
+  for (uint32_t p = 0; p < 8; ++p) EXPECT_EQ(local[p].size(), bytes / 128 / (p < 3 ? 3 : 5)) << p;
+}
+
+TEST(AddressMap, InstancesMustNotShareAPartition) {
+  AddressMap m = make(8, PartitionHash::None);
+  auto one = [](uint64_t) { return 0u; };
+  EXPECT_THROW(m.partition_by_instance(one, {{0, 4}, {3, 2}}), std::invalid_argument);
+  EXPECT_THROW(m.partition_by_instance(one, {{6, 3}}), std::invalid_argument);
+  EXPECT_THROW(m.partition_by_instance(one, {{0, 0}}), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace gpumux::mem

@@ -312,6 +312,42 @@ TEST(WorkloadFile, MpsActiveThreadPercentage) {
             "w.toml:5: app[0].active_thread_percentage: 0 is outside [1, 100]");
 }
 
+// mig: a profile per app, checked against the workload's GPU with file:line.
+TEST(WorkloadFile, MigProfiles) {
+  const std::string head = "gpu = \"a100\"\n[policy]\nname = \"mig\"\n";
+  const std::string apps = "[[app]]\nbenchmark = \"pc\"\nmig_profile = \"3g.20gb\"\n"
+                           "[[app]]\nbenchmark = \"vecadd\"\nmig_profile = \"4g.20gb\"\n";
+  WorkloadFile w = parse_workload(head + apps, "w.toml");
+  EXPECT_EQ(w.policy_options.mig_profile_by_app, (std::map<uint32_t, std::string>{{0, "3g.20gb"}, {1, "4g.20gb"}}));
+  EXPECT_EQ(error_of("gpu = \"a100\"\n[policy]\nname = \"mps\"\n" + apps),
+            "w.toml:6: app[0].mig_profile: only used with policy mig, not 'mps'");
+  EXPECT_EQ(error_of(head + "[[app]]\nbenchmark = \"pc\"\nmig_profile = \"2g.20gb\"\n"),
+            "w.toml:6: app[0].mig_profile: no MIG profile has 2 compute slices and 4 of 8 memory slices ('2g.20gb')");
+  EXPECT_EQ(error_of(head + "[[app]]\nbenchmark = \"pc\"\nmig_profile = \"3g\"\n"),
+            "w.toml:6: app[0].mig_profile: '3g' is not a MIG profile of the 40 GB 'a100' (<N>g.<M>gb with M a "
+            "multiple of 5 GB: 1g.5gb, 1g.10gb, 2g.10gb, 3g.20gb, 4g.20gb, 7g.40gb)");
+  EXPECT_EQ(error_of("[policy]\nname = \"mig\"\n[[app]]\nbenchmark = \"pc\"\nmig_profile = \"1g.5gb\"\n"),
+            "w.toml:5: app[0].mig_profile: the GPU 'gtx980' has no MIG (gpu.mig_slice_sms = 0; presets a100 and h100 "
+            "have it)");
+  EXPECT_EQ(error_of(head + "[[app]]\nbenchmark = \"pc\"\n"),
+            "w.toml:4: app[0]: policy mig needs a mig_profile (the app's GPU instance, e.g. \"3g.20gb\")");
+  EXPECT_EQ(error_of(head + "[[app]]\nbenchmark = \"pc\"\nmig_profile = \"4g.20gb\"\n"
+                            "[[app]]\nbenchmark = \"vecadd\"\nmig_profile = \"7g.40gb\"\n"),
+            "w.toml: MIG profiles: MIG instances 4g.20gb + 7g.40gb need 11 compute and 12 memory slices; the GPU "
+            "has 7 and 8");
+  // By app position in [policy] (what a study's policy entry can say), not both ways for one app.
+  const std::string two = "[[app]]\nbenchmark = \"pc\"\n[[app]]\nbenchmark = \"vecadd\"\n";
+  w = parse_workload(head + "mig_profiles = [\"4g.20gb\", \"3g.20gb\"]\n" + two, "w.toml");
+  EXPECT_EQ(w.policy_options.mig_profile_by_app, (std::map<uint32_t, std::string>{{0, "4g.20gb"}, {1, "3g.20gb"}}));
+  EXPECT_EQ(error_of(head + "mig_profiles = [\"4g.20gb\"]\n" + apps),
+            "w.toml:7: app[0].mig_profile: this app's profile is given by [policy] mig_profiles already");
+  EXPECT_EQ(error_of(head + "mig_profiles = [\"4g.20gb\"]\n" + two),
+            "w.toml:7: app[1]: policy mig needs a mig_profile (the app's GPU instance, e.g. \"3g.20gb\")");
+  EXPECT_EQ(error_of(head + "mig_profiles = [\"3g.20gb\", \"2g.10gb\", \"1g.5gb\"]\n" + two),
+            "w.toml: policy mig needs a MIG profile for each application, and no other policy takes one ([[app]] "
+            "mig_profile or [policy] mig_profiles)");
+}
+
 }  // namespace
 }  // namespace gpumux::multitask
 

@@ -129,6 +129,7 @@ class Server {
       conn = lobby_.take(app.name, o_.attach_timeout);
       hellos_[app.name] = conn.hello();
       fmt::print(stderr, "gpumux serve: {} attached ({})\n", app.name, conn.hello().argv[0]);
+      c.environment(conn.hello().env);
     }
     serve::ClientSession session(conn.fd(), *c.ctx, c.reset);
     serve::ClientSession::End end = session.run();

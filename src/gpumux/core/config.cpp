@@ -35,6 +35,10 @@ void GpuConfig::declare(ParamDecl<GpuConfig>& d) {
       return "l1d.size_kb must be a multiple of l1d.ways * 128 B lines";
     if (uint64_t(c.l2.size_kb) * 1024 % (uint64_t(c.l2.ways) * 128 * c.gpu.num_partitions) != 0)
       return "l2.size_kb must split into gpu.num_partitions slices of whole sets (l2.ways * 128 B)";
+    if (c.gpu.mig_slice_sms && (7 * c.gpu.mig_slice_sms > c.gpu.num_sms || c.gpu.num_partitions % 8 != 0 ||
+                                c.gpu.mig_memory_gb % 8 != 0 || c.gpu.mig_memory_gb == 0))
+      return "gpu.mig_slice_sms needs 7 slices within gpu.num_sms, gpu.num_partitions a multiple of the 8 memory "
+             "slices and gpu.mig_memory_gb a positive multiple of 8";
     // The SMs keep polling the memory system while the host services a fault,
     // so a fault longer than the watchdog's limit would look like a deadlock.
     // With eviction a fault also writes a unit back first (fault_us - fault_alloc_us).
@@ -45,6 +49,11 @@ void GpuConfig::declare(ParamDecl<GpuConfig>& d) {
                  ? "2 * vm.fault_us - vm.fault_alloc_us (a fault with an eviction) must be shorter than "
                    "sim.watchdog_cycles (in core cycles)"
                  : "vm.fault_us must be shorter than sim.watchdog_cycles (in core cycles)";
+    // Without translation nothing can fault, and no TLB check ends a warp's wait.
+    if (c.sm.fault_pipeline.operand_log_bytes % 256 != 0)
+      return "sm.fault_pipeline.operand_log_bytes must be a multiple of the 256 B log entry";
+    if (c.sm.fault_pipeline.mode != "stall-on-fault" && !c.vm.translation)
+      return "sm.fault_pipeline.mode = \"" + c.sm.fault_pipeline.mode + "\" needs vm.translation = true";
     return "";
   });
 }

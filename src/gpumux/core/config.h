@@ -41,12 +41,23 @@ struct GpuParams {
   std::string name = "generic";
   uint32_t num_sms = 16;
   uint32_t num_partitions = 4;  // memory partitions: L2 slice + DRAM channel each
+  // Multi-Instance GPU (policy mig, docs/sharing-modes.md): SMs of one of the
+  // 7 compute slices (0: the GPU has no MIG), and the memory size whose
+  // eighths the profile names count ("3g.20gb" on a 40 GB GPU: 4 of 8).
+  uint32_t mig_slice_sms = 0;
+  uint32_t mig_memory_gb = 0;
 
   static void declare(ParamDecl<GpuParams>& d) {
     d.param("name", &GpuParams::name, "", "name of the modeled GPU, for reports");
     d.param("num_sms", &GpuParams::num_sms, "SMs", "streaming multiprocessors").range(1, 1024);
     d.param("num_partitions", &GpuParams::num_partitions, "partitions", "memory partitions (L2 slice + DRAM channel)")
         .range(1, 256);
+    d.param("mig_slice_sms", &GpuParams::mig_slice_sms, "SMs",
+            "MIG: SMs of each of the 7 compute slices (0: no MIG; policy mig)")
+        .range(0, 1024);
+    d.param("mig_memory_gb", &GpuParams::mig_memory_gb, "GB",
+            "MIG: device memory the profile names divide in eighths (\"3g.20gb\" of 40 GB: 4 memory slices)")
+        .range(0, 1 << 20);
   }
 };
 

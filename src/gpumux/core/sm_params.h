@@ -94,6 +94,38 @@ struct SmOperandCollectorParams {
   }
 };
 
+// How the SM deals with instructions that may page fault (docs/virtual-memory.md,
+// Tanasic's thesis section 6.3). The default, stall-on-fault, is the thesis's
+// baseline and gpumux's SM without any of it.
+struct SmFaultPipelineParams {
+  std::string mode = "stall-on-fault";
+  // Estimate: the thesis gives no size ("negligible" logic, section 6.3.2).
+  // Two in-flight global memory instructions per warp slot of Table 6.1's SM
+  // (64 warps), enough not to limit the memory parallelism of its kernels.
+  uint32_t replay_queue = 128;
+  // Section 6.5.2 evaluates 8 KB and 16 KB; 16 KB is the size it finds enough (99.8%).
+  uint32_t operand_log_bytes = 16384;
+
+  static void declare(ParamDecl<SmFaultPipelineParams>& d) {
+    d.param("mode", &SmFaultPipelineParams::mode, "",
+            "pipeline for global memory instructions, which may page fault (docs/virtual-memory.md): "
+            "stall-on-fault (the baseline) or one that makes faults preemptible (the others need vm.translation)")
+        .choices({
+#define GPUMUX_FAULT_PIPELINE(name, disable, holds, queue, log) name,
+#include "gpumux/sm/fault_pipelines.inc"
+#undef GPUMUX_FAULT_PIPELINE
+        });
+    d.param("replay_queue", &SmFaultPipelineParams::replay_queue, "instructions",
+            "replay-queue and operand-log: global memory instructions in flight per SM (issue to commit); a full "
+            "queue stalls the next one")
+        .range(1, 1 << 16);
+    d.param("operand_log_bytes", &SmFaultPipelineParams::operand_log_bytes, "bytes",
+            "operand-log: log size per SM in 256 B entries (8 B per thread x 32), split evenly between the TBs "
+            "of the kernel's occupancy; a load takes 1 entry, a store or atomic 2")
+        .range(256, 1 << 24);
+  }
+};
+
 struct SmParams {
   uint32_t warp_slots = 64;
   uint32_t tb_slots = 32;
@@ -115,6 +147,7 @@ struct SmParams {
   SmIntervalParams interval;
   SmOpcodeLatencyParams opcode_latency;
   SmOperandCollectorParams operand_collector;
+  SmFaultPipelineParams fault_pipeline;
 
   static void declare(ParamDecl<SmParams>& d) {
     d.param("warp_slots", &SmParams::warp_slots, "warps", "resident warps per SM").range(1, 1024);
@@ -167,9 +200,15 @@ struct SmParams {
               "per-opcode result latencies overriding the unit's (0: the unit's latency)");
     d.section("operand_collector", &SmParams::operand_collector,
               "register-file banks and operand collector units (off unless banks > 0)");
+    d.section("fault_pipeline", &SmParams::fault_pipeline,
+              "preemptible page faults: the issue rules of the thesis's section 6.3 pipelines");
     d.check([](const SmParams& p) -> std::string {
       if (p.max_threads % 32 != 0) return "sm.max_threads must be a multiple of the warp size (32)";
       if (p.warp_slots % p.sub_cores != 0) return "sm.warp_slots must be a multiple of sm.sub_cores";
+      // Every TB must be able to log one store (2 entries of 256 B): the thesis's
+      // reason for 8 KB as its smallest log with 16 TBs per SM (section 6.5.2).
+      if (p.fault_pipeline.mode == "operand-log" && p.fault_pipeline.operand_log_bytes / 256 < 2 * p.tb_slots)
+        return "sm.fault_pipeline.operand_log_bytes must give every TB slot 2 entries of 256 B (512 * sm.tb_slots)";
       return "";
     });
   }

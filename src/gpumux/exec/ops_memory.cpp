@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gpumux/core/popcount.h"
 #include "gpumux/exec/address_space.h"
 #include "gpumux/exec/bind_tables.h"
 #include "gpumux/exec/loaded_module.h"
@@ -32,7 +33,7 @@ uint8_t* resolve(StepContext& c, unsigned lane, uint64_t addr, uint32_t bytes, b
     return resolve<Space::Global>(c, lane, addr, bytes, write, false, resolved);
   } else {
     resolved = S;
-    if ((addr & (bytes - 1)) != 0 && std::has_single_bit(bytes))
+    if ((addr & (bytes - 1)) != 0 && gpumux::has_single_bit(bytes))
       c.fault(fmt::format("misaligned {}-byte {} access at {} address 0x{:x}", bytes,
                           write ? "write" : "read", ptx::space_name(S), addr),
               lane);
@@ -162,7 +163,7 @@ void ld(StepContext& c, const ptx::Instruction& in) {
     // first); otherwise the per-lane path below faults at the first bad lane.
     std::vector<uint8_t>& sh = c.warp->tb().shared();
     const uint64_t size = sh.size();
-    const uint64_t align = std::has_single_bit(total) ? total - 1 : 0;
+    const uint64_t align = gpumux::has_single_bit(total) ? total - 1 : 0;
     uint64_t addrs[kWarpSize];
     bool ok = true;
     for_each_lane(c.mask, [&](unsigned lane) {

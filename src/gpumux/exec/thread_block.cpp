@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/core/error.h"
+#include "gpumux/core/popcount.h"
 #include "gpumux/exec/loaded_module.h"
 
 namespace gpumux::exec {
@@ -64,9 +65,9 @@ bool ThreadBlock::arrive(Warp& w, unsigned id, uint32_t threads, uint32_t lanes,
                         threads, b.expected),
             {});
   }
-  b.arrived += uint32_t(std::popcount(lanes));
+  b.arrived += uint32_t(gpumux::popcount(lanes));
   switch (b.op) {
-    case ptx::RedOp::Popc: b.accum += uint32_t(std::popcount(red_true_lanes & lanes)); break;
+    case ptx::RedOp::Popc: b.accum += uint32_t(gpumux::popcount(red_true_lanes & lanes)); break;
     case ptx::RedOp::And: b.accum &= (red_true_lanes & lanes) == lanes ? 1u : 0u; break;
     case ptx::RedOp::Or: b.accum |= (red_true_lanes & lanes) ? 1u : 0u; break;
     case ptx::RedOp::None: break;

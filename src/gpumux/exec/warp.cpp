@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/core/error.h"
+#include "gpumux/core/popcount.h"
 #include "gpumux/exec/address_space.h"
 #include "gpumux/exec/loaded_module.h"
 #include "gpumux/exec/thread_block.h"
@@ -180,7 +181,7 @@ void Warp::ret(uint32_t mask) {
 
 void Warp::exit_lanes(uint32_t mask) {
   remove_lanes(mask, 0);
-  tb_->on_lanes_exited(uint32_t(std::popcount(mask)));
+  tb_->on_lanes_exited(uint32_t(gpumux::popcount(mask)));
 }
 
 void Warp::remove_lanes(uint32_t mask, size_t from_frame) {

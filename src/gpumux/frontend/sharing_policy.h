@@ -30,10 +30,12 @@
 //   time-slice     contexts take turns on the whole GPU, one timeslice each (several processes, no MPS)
 //   mps            Multi-Process Service: as fcfs, a client with an active-thread percentage on that share of SMs
 //   warped-slicer  every SM split from each kernel's profiled scaling curve (Warped-Slicer, ISCA'16)
+//   mig            Multi-Instance GPU: each application in an instance with its own SMs, L2 slices and channels
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <memory>
 #include <set>
 #include <span>
@@ -42,9 +44,11 @@
 #include <vector>
 
 #include "gpumux/core/clock.h"
+#include "gpumux/core/config.h"
 #include "gpumux/core/error.h"
 #include "gpumux/core/stats.h"
 #include "gpumux/frontend/policies/maestro_decision.h"
+#include "gpumux/frontend/policies/mig_profiles.h"
 #include "gpumux/frontend/preemption/mechanism.h"
 #include "gpumux/sm/kernel_instance.h"
 #include "gpumux/sm/sm.h"
@@ -91,6 +95,15 @@ struct PolicyOptions {
   // mps: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of the clients that set one below 100, by app id.
   std::map<uint32_t, uint32_t> mps_percent_by_app;
   WarpedSlicerOptions warped_slicer;
+  // mig: the profile name of each application's GPU instance ("3g.20gb"), by app id.
+  std::map<uint32_t, std::string> mig_profile_by_app;
+};
+
+// Hardware partitions a policy owns (mig): each application's instance, and
+// each instance's SMs and memory partitions.
+struct HardwareInstances {
+  std::map<uint32_t, uint32_t> instance_by_app;
+  std::vector<MigInstance> instances;
 };
 
 class SharingPolicy {
@@ -134,6 +147,13 @@ class SharingPolicy {
   virtual void register_stats(StatRegistry&) {}
   // The core clock, for policies whose options are times (time-slice).
   virtual void set_core_clock(double /*core_mhz*/) {}
+  // The environment of a program served as application `app` (gpumux serve),
+  // when it attaches: mps reads CUDA_MPS_ACTIVE_THREAD_PERCENTAGE from it.
+  // Takes effect at the next repartition (the program's first kernel).
+  virtual void client_environment(uint32_t /*app*/, std::span<const std::string> /*env*/) {}
+  // Policies that partition the whole GPU, memory included (mig): called once
+  // when the GPU is built. Empty: the memory system is shared.
+  virtual std::optional<HardwareInstances> partition_hardware(const GpuParams&) { return std::nullopt; }
 
   const PreemptionOptions& preemption() const { return preemption_; }
   void set_preemption(PreemptionOptions o) { preemption_ = std::move(o); }

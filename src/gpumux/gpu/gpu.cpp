@@ -19,6 +19,8 @@ Gpu::Gpu(const GpuConfig& cfg, std::unique_ptr<frontend::SharingPolicy> policy)
     memory_->mmu()->set_host_residence([this](uint64_t addr) { return paged_data_.paged(addr); });
     memory_->mmu()->report_host_writes();  // the runtime reports them (TimingBackend::paging)
   }
+  if (policy)
+    if (std::optional<frontend::HardwareInstances> hw = policy->partition_hardware(cfg_.gpu)) partition_memory(*hw);
   dispatcher_ = std::make_unique<frontend::TbDispatcher>(engine_, clocks_.core, cfg_.frontend, std::move(policy));
   dispatcher_->register_stats(stats_);
   copy_engine_ = std::make_unique<frontend::CopyEngine>(engine_, clocks_.core, cfg_.pcie);
@@ -26,6 +28,7 @@ Gpu::Gpu(const GpuConfig& cfg, std::unique_ptr<frontend::SharingPolicy> policy)
   for (uint32_t i = 0; i < cfg_.gpu.num_sms; ++i) {
     sms_.push_back(std::make_unique<sm::Sm>(engine_, clocks_.core, i, cfg_.sm, *memory_, stats_, *dispatcher_));
     memory_->connect_sm(i, *sms_.back());
+    if (mem::Mmu* mmu = memory_->mmu()) mmu->set_translation_listener(i, sms_.back().get());
     ptrs.push_back(sms_.back().get());
   }
   dispatcher_->attach(std::move(ptrs));
@@ -38,6 +41,35 @@ Gpu::Gpu(const GpuConfig& cfg, std::unique_ptr<frontend::SharingPolicy> policy)
 }
 
 Gpu::~Gpu() = default;
+
+// Each address to its instance: an application's range (data and context
+// saves) to the application's, a warp slot's local memory to its SM's.
+void Gpu::partition_memory(const frontend::HardwareInstances& hw) {
+  constexpr uint32_t kNone = ~0u;
+  std::vector<uint32_t> by_app(sm::kMaxApps, kNone), by_sm(cfg_.gpu.num_sms, kNone);
+  std::vector<mem::PartitionRange> ranges;
+  for (const auto& [app, instance] : hw.instance_by_app) by_app.at(app) = instance;
+  for (uint32_t i = 0; i < hw.instances.size(); ++i) {
+    const frontend::MigInstance& in = hw.instances[i];
+    for (uint32_t s = in.first_sm; s < in.first_sm + in.sms; ++s) by_sm.at(s) = i;
+    ranges.push_back({in.first_partition, in.partitions});
+  }
+  const uint64_t slot_bytes_per_sm = uint64_t(cfg_.sm.warp_slots) << sm::kLocalSlotShift;
+  memory_->partition_by_instance(
+      [by_app = std::move(by_app), by_sm = std::move(by_sm), slot_bytes_per_sm](uint64_t addr) {
+        uint32_t instance = kNone;
+        if (addr >= sm::kLocalBase) {
+          uint64_t s = (addr - sm::kLocalBase) / slot_bytes_per_sm;
+          if (s < by_sm.size()) instance = by_sm[s];
+        } else if (addr >> sm::kAppShift < sm::kMaxApps) {
+          instance = by_app[addr >> sm::kAppShift];
+        }
+        if (instance == kNone)
+          throw std::logic_error(fmt::format("address {:#x} belongs to no GPU instance (policy mig)", addr));
+        return instance;
+      },
+      std::move(ranges));
+}
 
 void Gpu::enable_qos(std::unique_ptr<QosManager> manager, std::optional<QosGoals> tb_adjustment) {
   std::vector<sm::Sm*> sms;

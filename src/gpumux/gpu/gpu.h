@@ -76,6 +76,7 @@ class Gpu {
   std::string report() const { return engine_.describe_waits(); }
 
  private:
+  void partition_memory(const frontend::HardwareInstances& hw);
   GpuConfig cfg_;
   Engine engine_;
   GpuClocks clocks_;

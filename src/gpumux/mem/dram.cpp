@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "gpumux/core/popcount.h"
+
 namespace gpumux::mem {
 
 void DramStats::register_in(StatRegistry& reg, const std::string& prefix) {
@@ -24,7 +26,7 @@ DramChannel::DramChannel(Engine& engine, DomainId domain, std::string name, cons
       params_(params),
       map_(map),
       banks_(params.banks),
-      bank_has_hit_(params.banks),
+      bank_hits_(params.banks),
       done_(params.queue_size) {
   queue_.reserve(params.queue_size);
   next_refresh_ = params.tREFI;
@@ -32,7 +34,7 @@ DramChannel::DramChannel(Engine& engine, DomainId domain, std::string name, cons
 
 uint32_t DramChannel::columns_for(SectorMask sectors) const {
   const uint32_t atom = params_.atom_bytes();
-  if (atom <= kSectorBytes) return uint32_t(std::popcount(unsigned(sectors))) * (kSectorBytes / atom);
+  if (atom <= kSectorBytes) return uint32_t(gpumux::popcount(unsigned(sectors))) * (kSectorBytes / atom);
   const uint32_t per_atom = atom / kSectorBytes;
   const unsigned group = (1u << per_atom) - 1;
   uint32_t n = 0;
@@ -43,6 +45,10 @@ uint32_t DramChannel::columns_for(SectorMask sectors) const {
 void DramChannel::accept(const MemRequest& r) {
   DramLocation loc = map_.dram_location(r.addr);
   queue_.push_back(Entry{r, loc.bank, loc.row, columns_for(r.sectors), RowOutcome::Unknown});
+  if (hits_open_row(queue_.back())) {
+    ++bank_hits_[loc.bank];
+    ++hits_;
+  }
   (r.op == MemOp::Read ? stats_.reads : stats_.writes)[r.key].add();
   sched_dirty_ = true;
   wake();
@@ -61,10 +67,13 @@ bool DramChannel::issue_column(Cycle now, Cycle& next) {
     return false;
   }
   const Cycle burst = params_.burst_cycles();
-  for (size_t i = 0; i < queue_.size(); ++i) {
+  // Only the hits can issue: stop once all of them were seen.
+  uint32_t hits_seen = 0;
+  for (size_t i = 0; i < queue_.size() && hits_seen < hits_; ++i) {
     Entry& e = queue_[i];
     Bank& b = banks_[e.bank];
     if (!b.open || b.row != e.row) continue;
+    ++hits_seen;
     const bool write = e.req.op != MemOp::Read;
     const Cycle lat = write ? params_.tWL : params_.tCL;
     const Cycle start = now + lat;
@@ -79,6 +88,8 @@ bool DramChannel::issue_column(Cycle now, Cycle& next) {
     stats_.data_cycles.add(burst);
     if (--e.columns_left == 0) {
       done_.push({start + burst + params_.controller_latency, e.req});
+      --bank_hits_[e.bank];
+      --hits_;
       queue_.erase(queue_.begin() + std::ptrdiff_t(i));
     }
     return true;
@@ -87,14 +98,12 @@ bool DramChannel::issue_column(Cycle now, Cycle& next) {
 }
 
 bool DramChannel::issue_row(Cycle now, Cycle& next) {
-  std::fill(bank_has_hit_.begin(), bank_has_hit_.end(), 0);
-  for (const Entry& e : queue_)
-    if (banks_[e.bank].open && banks_[e.bank].row == e.row) bank_has_hit_[e.bank] = 1;
+  if (hits_ == queue_.size()) return false;  // every request waits for a column slot
   for (Entry& e : queue_) {
     Bank& b = banks_[e.bank];
     if (b.open && b.row == e.row) continue;  // waits for a column slot
     if (b.open) {
-      if (bank_has_hit_[e.bank]) continue;  // until those hits are served (a column command)
+      if (bank_hits_[e.bank]) continue;  // until those hits are served (a column command)
       if (b.pre_ok > now) {
         next = std::min(next, b.pre_ok);
         continue;
@@ -114,6 +123,8 @@ bool DramChannel::issue_row(Cycle now, Cycle& next) {
     b.col_ok = now + params_.tRCD;
     b.pre_ok = now + params_.tRAS;
     act_any_ok_ = now + params_.tRRD;
+    for (const Entry& q : queue_) bank_hits_[e.bank] += q.bank == e.bank && q.row == e.row;
+    hits_ += bank_hits_[e.bank];
     classify(e, RowOutcome::Miss);
     stats_.activates.add();
     return true;
@@ -141,6 +152,8 @@ bool DramChannel::refresh(Cycle now) {
     b.open = false;
     b.act_ok = std::max(b.act_ok, ready);
   }
+  std::fill(bank_hits_.begin(), bank_hits_.end(), 0);
+  hits_ = 0;
   next_refresh_ += params_.tREFI;
   stats_.refreshes.add();
   sched_dirty_ = true;

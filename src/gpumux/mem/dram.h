@@ -82,6 +82,7 @@ class DramChannel : public Component, public MemSink {
   // the earliest cycle it might, unless the queue or a bank changes first.
   bool issue_column(Cycle now, Cycle& next);
   bool issue_row(Cycle now, Cycle& next);
+  bool hits_open_row(const Entry& e) const { return banks_[e.bank].open && banks_[e.bank].row == e.row; }
   // True while a due refresh keeps the channel from issuing.
   bool refresh(Cycle now);
 
@@ -90,7 +91,11 @@ class DramChannel : public Component, public MemSink {
   MemSink* above_ = nullptr;
   std::vector<Entry> queue_;  // oldest first
   std::vector<Bank> banks_;
-  std::vector<uint8_t> bank_has_hit_;  // scratch for issue_row
+  // Per bank, the queued requests hitting its open row (0 while closed),
+  // and their sum: kept on arrival, column issue, activate and refresh so
+  // the schedulers need no pass over the queue to know them.
+  std::vector<uint32_t> bank_hits_;
+  uint32_t hits_ = 0;
   Cycle act_any_ok_ = 0;  // tRRD
   Cycle col_any_ok_ = 0;  // tCCD
   Cycle bus_free_ = 0;    // first cycle the data bus is free

@@ -46,6 +46,10 @@ class MemorySystem {
   void send(MemRequest r);
 
   const AddressMap& address_map() const { return map_; }
+  // Partitioned memory (MIG): AddressMap::partition_by_instance; before the first request.
+  void partition_by_instance(std::function<uint32_t(uint64_t)> instance_of, std::vector<PartitionRange> ranges) {
+    map_.partition_by_instance(std::move(instance_of), std::move(ranges));
+  }
   uint32_t num_sms() const { return uint32_t(l1d_.size()); }
   uint32_t num_partitions() const { return uint32_t(l2_.size()); }
   Cache& l1d(uint32_t sm) { return *l1d_[sm]; }

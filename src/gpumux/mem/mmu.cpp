@@ -55,9 +55,13 @@ struct Mmu::Port : MemSink {
   Mmu& mmu;
   uint32_t sm;
   MemSink* below = nullptr;
+  TranslationListener* listener = nullptr;
   TlbArray l1;
   std::unordered_map<uint64_t, L1Miss> misses;  // page -> requests waiting for its translation
   std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
+  // L1 TLB hits of requests marked check_translation, until their lookup
+  // ends (in order: every hit takes the same latency).
+  std::queue<std::pair<Cycle, MemRequest>> hit_checks;
 };
 
 Mmu::Mmu(Engine& engine, DomainId core, double core_mhz, const VmParams& params, uint32_t sms)
@@ -79,6 +83,8 @@ MemSink& Mmu::port(uint32_t sm) { return *ports_.at(sm); }
 
 void Mmu::connect(uint32_t sm, MemSink* below) { ports_.at(sm)->below = below; }
 
+void Mmu::set_translation_listener(uint32_t sm, TranslationListener* l) { ports_.at(sm)->listener = l; }
+
 void Mmu::accept(uint32_t sm, const MemRequest& r) {
   Port& p = *ports_[sm];
   const Cycle now = engine().cycle(domain());
@@ -86,6 +92,7 @@ void Mmu::accept(uint32_t sm, const MemRequest& r) {
   if (p.l1.lookup(page)) {
     stats_.l1_hits[r.key].add();
     p.ready.push({now + params_.l1_tlb.latency, seq_++, r});
+    if (r.check_translation && p.listener) p.hit_checks.push({now + params_.l1_tlb.latency, r});
   } else {
     stats_.l1_misses[r.key].add();
     auto [it, first] = p.misses.try_emplace(page, Port::L1Miss{now, {}});
@@ -109,6 +116,9 @@ Cycle Mmu::tick(Cycle now) {
   Cycle next = events_.empty() ? kNever : events_.top().at;
   for (auto& port : ports_) {
     Port& p = *port;
+    for (; !p.hit_checks.empty() && p.hit_checks.front().first <= now; p.hit_checks.pop())
+      p.listener->translated(p.hit_checks.front().second);
+    if (!p.hit_checks.empty()) next = std::min(next, p.hit_checks.front().first);
     while (!p.ready.empty() && p.ready.top().at <= now && p.below->can_accept(p.ready.top().req)) {
       p.below->accept(p.ready.top().req);
       p.ready.pop();
@@ -211,7 +221,10 @@ void Mmu::l1_fill(const Event& e) {
   if (translation_valid(e.page)) p.l1.insert(e.page);  // an eviction may have shot it down on the way
   auto it = p.misses.find(e.page);
   stats_.translation_latency[it->second.requests.front().key].sample(now_ - it->second.since);
-  for (const MemRequest& r : it->second.requests) p.ready.push({now_, seq_++, r});
+  for (const MemRequest& r : it->second.requests) {
+    p.ready.push({now_, seq_++, r});
+    if (r.check_translation && p.listener) p.listener->translated(r);
+  }
   p.misses.erase(it);
 }
 

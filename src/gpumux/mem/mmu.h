@@ -60,6 +60,10 @@ class Mmu : public Component {
   MemSink& port(uint32_t sm);
   void connect(uint32_t sm, MemSink* below);
   void set_host_residence(HostResidence f) { on_host_ = std::move(f); }
+  // Who hears of SM `sm`'s requests marked check_translation, in the cycle
+  // their translation is done (an L1 TLB hit's latency after lookup, or the
+  // fill of a miss).
+  void set_translation_listener(uint32_t sm, TranslationListener* l);
 
   Cycle tick(Cycle now) override;
   std::string describe_wait() const override;

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "gpumux/core/clock.h"
+#include "gpumux/core/popcount.h"
 #include "gpumux/core/stats.h"
 
 namespace gpumux::mem {
@@ -31,6 +32,7 @@ struct MemRequest {
   SectorMask sectors = 0;     // sectors accessed
   MemOp op = MemOp::Read;
   bool cache_fetch = false;   // issued by a cache to fill a line: its response fills that cache
+  bool check_translation = false;  // the SM hears when its translation is done (a preemptible-fault pipeline)
   uint16_t size = 0;          // bytes the instruction accesses in this line (atomics: operand bytes)
   uint16_t sm = 0;            // requesting SM (responses are routed back to it)
   uint16_t warp = 0;          // requesting warp slot in the SM
@@ -41,11 +43,19 @@ struct MemRequest {
   uint64_t token = 0;         // the requester's handle, returned untouched with the response
   Tick issued = 0;            // when it entered the memory system
 
-  uint32_t sector_count() const { return uint32_t(std::popcount(unsigned(sectors))); }
+  uint32_t sector_count() const { return uint32_t(gpumux::popcount(unsigned(sectors))); }
   uint32_t data_bytes() const { return op == MemOp::Atomic ? size : sector_count() * kSectorBytes; }
 };
 
 inline uint64_t line_of(uint64_t addr) { return addr & ~uint64_t(kLineBytes - 1); }
+
+// Told by the MMU when a request marked check_translation has been
+// translated without a fault: the last TLB check of the thesis's section 6.3.
+class TranslationListener {
+ public:
+  virtual ~TranslationListener() = default;
+  virtual void translated(const MemRequest& r) = 0;
+};
 
 // Anything that takes requests (going down) or responses (going up).
 class MemSink {

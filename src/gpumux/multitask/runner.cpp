@@ -214,7 +214,9 @@ RunResult simulate(const WorkloadFile& w, const Config& config, const RunOptions
       };
       for (;;) {
         Cycle start = hs.now();
-        AppContext c{&new_context(), {}};
+        AppContext c{&new_context(), {}, [&, i](std::span<const std::string> env) {
+                        g.dispatcher().policy().client_environment(uint32_t(i), env);
+                      }};
         c.reset = [&]() -> runtime::Context& {
           dev->destroy_context(*c.ctx);
           return *(c.ctx = &new_context());

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <span>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,8 @@ namespace gpumux::multitask {
 struct AppContext {
   runtime::Context* ctx;
   std::function<runtime::Context&()> reset;
+  // Tells the sharing policy a served program's environment (SharingPolicy::client_environment).
+  std::function<void(std::span<const std::string>)> environment;
 };
 // Runs the host program of an attached application (AppSpec::attached,
 // gpumux serve) in `c`; `alone`: its isolated run. Returns how it ended.

@@ -339,6 +339,11 @@ void parse_policy_specific_keys(StrictTable& pt, WorkloadFile& w) {
     if (!(*t > 0 && *t <= 1e6)) pt.fail(*pt.node("timeslice_us"), "timeslice_us", "expected microseconds in (0, 1e6]");
     w.policy_options.timeslice_us = *t;
   }
+  if (const toml::node* n = pt.node("mig_profiles")) {  // by app position; or each app's mig_profile
+    if (w.policy != "mig") pt.fail(*n, "mig_profiles", fmt::format("only used with policy mig, not '{}'", w.policy));
+    std::vector<std::string> names = strings(pt, "mig_profiles");
+    for (size_t i = 0; i < names.size(); ++i) w.policy_options.mig_profile_by_app[uint32_t(i)] = names[i];
+  }
   if (const toml::node* n = pt.node("profile_cycles"); n && w.policy != "warped-slicer")
     pt.fail(*n, "profile_cycles", fmt::format("only used with policy warped-slicer, not '{}'", w.policy));
   Cycle& profile = w.policy_options.warped_slicer.profile_cycles;
@@ -448,6 +453,7 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
   if (!apps || !apps->is_array_of_tables()) top.fail(*an, "app", "expected [[app]] tables");
   std::map<std::string, int> name_uses;
   std::string qaws_scheduler;  // the config's warp scheduler, loaded for the first warp_budget
+  std::optional<GpuParams> mig_gpu;  // the config's GPU, loaded for the first mig_profile
   for (size_t i = 0; i < apps->size(); ++i) {
     const toml::table& at = *apps->get(i)->as_table();
     std::string path = fmt::format("app[{}]", i);
@@ -497,6 +503,20 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
                fmt::format("only used with policy mps, not '{}'", w.policy));
       if (*pct < 100) w.policy_options.mps_percent_by_app[uint32_t(i)] = uint32_t(*pct);
     }
+    if (auto profile = t.get<std::string>("mig_profile", "a MIG profile name such as \"3g.20gb\"")) {
+      const toml::node& n = *t.node("mig_profile");
+      if (w.policy != "mig") t.fail(n, "mig_profile", fmt::format("only used with policy mig, not '{}'", w.policy));
+      if (w.policy_options.mig_profile_by_app.count(uint32_t(i)))
+        t.fail(n, "mig_profile", "this app's profile is given by [policy] mig_profiles already");
+      if (!mig_gpu) mig_gpu = gpu::load_config(w.gpu, w.overrides).values().gpu;
+      std::string error;
+      frontend::parse_mig_profile(*profile, *mig_gpu, error);
+      if (!error.empty()) t.fail(n, "mig_profile", error);
+      w.policy_options.mig_profile_by_app[uint32_t(i)] = *profile;
+    } else if (w.policy == "mig" && !w.policy_options.mig_profile_by_app.count(uint32_t(i))) {
+      throw LoadError(fmt::format("{}: {}: policy mig needs a mig_profile (the app's GPU instance, e.g. \"3g.20gb\")",
+                                  where(at, w.source), path));
+    }
     a.seed = uint64_t(t.integer("seed", 0, int64_t(1) << 62).value_or(int64_t(seed + i)));
     if (auto n = t.get<std::string>("name", "a string")) {
       if (n->empty()) t.fail(*t.node("name"), "name", "must not be empty");
@@ -514,6 +534,14 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
         t.fail(*t.node("output_dir"), "output_dir", fmt::format("app '{}' writes to the same folder", o.name));
     }
     w.apps.push_back(std::move(a));
+  }
+  if (w.policy == "mig") {  // the instances must fit the GPU together
+    if (!mig_gpu) mig_gpu = gpu::load_config(w.gpu, w.overrides).values().gpu;
+    try {
+      frontend::place_mig_instances(w.policy_options.mig_profile_by_app, *mig_gpu);
+    } catch (const LoadError& e) {
+      throw LoadError(fmt::format("{}: MIG profiles: {}", w.source, e.what()));
+    }
   }
   for (auto& [key, entries] : by_app_name) {
     auto& by_app = key == "tokens" ? w.policy_options.tokens_by_app : w.policy_options.tb_quota_by_app;
@@ -581,6 +609,9 @@ void validate(const WorkloadFile& w) {
   }
   if ((w.quota_scheme == "spart") != (w.policy == "spart"))
     throw LoadError(fmt::format("{}: policy: {}", w.source, kSpartTogether));
+  if (size_t profiles = w.policy_options.mig_profile_by_app.size(); w.policy == "mig" ? profiles != w.apps.size() : profiles)
+    throw LoadError(fmt::format("{}: policy mig needs a MIG profile for each application, and no other policy takes "
+                                "one ([[app]] mig_profile or [policy] mig_profiles)", w.source));
   if (w.policy != "dss" && !w.policy_options.tokens_by_app.empty())
     throw LoadError(fmt::format("{}: policy.tokens is only used by dss, not by '{}'", w.source, w.policy));
 }

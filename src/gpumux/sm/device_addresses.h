@@ -15,6 +15,8 @@ inline constexpr unsigned kAppShift = 40;
 // Offset of the context save area inside an application's range (sm_preempt.cpp).
 inline constexpr uint64_t kSaveAreaBase = 0x0000'00f0'0000'0000ull;
 inline constexpr uint64_t kLocalBase = 0x0000'7c00'0000'0000ull;
+// Local memory of warp slot w of SM s starts at kLocalBase + ((s x warp slots + w) << kLocalSlotShift).
+inline constexpr unsigned kLocalSlotShift = 28;  // 256 MB per warp slot: 512 KB per thread x 32 lanes
 
 inline uint64_t application_base(uint32_t app) { return uint64_t(app % kMaxApps) << kAppShift; }
 

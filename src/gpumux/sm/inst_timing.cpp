@@ -140,11 +140,30 @@ InstTiming classify_by_unit(const ptx::Instruction& in, const SmParams& p) {
   return t;
 }
 
+// Operand-log entries of an instruction that may reach global memory (and so
+// fault); 0 for one that cannot (shared, local, constant, parameter).
+uint8_t fault_log_entries(const ptx::Instruction& in) {
+  const bool global = in.space == ptx::Space::Global || in.space == ptx::Space::Generic ||
+                      in.space == ptx::Space::None;
+  switch (in.op) {
+    case Opcode::Ld: case Opcode::Ldu: return global ? 1 : 0;
+    case Opcode::St: case Opcode::Atom: case Opcode::Red: return global ? 2 : 0;
+    case Opcode::Tex: case Opcode::Tld4: case Opcode::Suld: return 1;  // texels and surfaces are global memory
+    case Opcode::Sust: return 2;
+    case Opcode::CpAsync: return in.async == ptx::AsyncOp::Copy ? 1 : 0;  // reads global memory
+    case Opcode::Wmma:
+      if (in.tensor.wmma == ptx::WmmaOp::Mma || !global) return 0;
+      return in.tensor.wmma == ptx::WmmaOp::StoreD ? 2 : 1;
+    default: return 0;
+  }
+}
+
 }  // namespace
 
 InstTiming classify(const ptx::Instruction& in, const SmParams& p) {
   InstTiming t = classify_by_unit(in, p);
   if (uint32_t latency = opcode_latency(in, p.opcode_latency)) t.latency = uint16_t(latency);
+  t.fault_log_entries = fault_log_entries(in);
   return t;
 }
 

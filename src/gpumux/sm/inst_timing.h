@@ -53,6 +53,10 @@ struct InstTiming {
   // AsyncWait: cp.async.wait_group N lets the newest N committed groups stay
   // pending (N saturates at 254); kAsyncWaitAll: waits for all.
   uint8_t async_keep = kAsyncWaitAll;
+  // 0: cannot page fault (no global memory access); else a global (or
+  // generic) memory instruction, and the operand-log entries it takes: 1 for
+  // a load (its address), 2 for a store or atomic (address and data).
+  uint8_t fault_log_entries = 0;
   uint32_t regs = 0;  // first RegRef in the module's pool: sources, then destinations
 };
 

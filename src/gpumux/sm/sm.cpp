@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/core/error.h"
+#include "gpumux/core/popcount.h"
 #include "gpumux/sm/event_warp_table.h"
 #include "gpumux/sm/shared_memory.h"
 
@@ -45,7 +46,8 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
       memory_(memory),
       listener_(listener),
       regs_(p.registers),
-      smem_(p.shared_mem_bytes) {
+      smem_(p.shared_mem_bytes),
+      fault_(fault_pipeline_rules(p.fault_pipeline.mode)) {
   if (p.two_way_pairs > 0) two_way_ = std::make_unique<TwoWayAllocation>(p.two_way_pairs);
   warps_.resize(p.warp_slots);
   mem_ops_full_ = uint32_t((1ull << p.mem_ops_per_warp) - 1);
@@ -97,6 +99,7 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
   stats.add(pre + "preempt.shared_evictions", stats_.shared_evictions,
             "parked shared memory written back to the save area (space needed, or the TB resumes elsewhere)");
   register_fragmentation_stats(stats, pre);
+  register_fault_pipeline_stats(stats, pre);
 }
 
 Sm::~Sm() = default;
@@ -174,6 +177,8 @@ uint16_t Sm::occupy_tb_slot(KernelInstance& k, uint64_t tb_index, std::unique_pt
   t.phase = phase;
   t.marked = false;
   t.started = now;
+  t.log_capacity = log_partition(k);
+  t.log_used = 0;
   ++tbs_used_;
   threads_used_ += k.needs.threads;
   place_warps(ti, now, phase != Phase::Running);
@@ -230,9 +235,15 @@ void Sm::init_warp_slot(uint16_t slot, uint8_t sub_core, exec::Warp& xw, uint16_
   w.mem_ops.resize(p_.mem_ops_per_warp);
   w.async_pending.assign(1, 0);
   w.async_front = w.async_open = 0;
+  w.enabled_at = 0;
+  w.fault_stall_since = kNever;
   const ptx::Function& fn = k.grid.function();
   w.reg_ready.assign(fn.num_regs, 0);
   w.pred_ready.assign(fn.num_preds, 0);
+  if (fault_.holds_sources) {
+    w.held_reg.assign(fn.num_regs, 0);
+    w.held_pred.assign(fn.num_preds, 0);
+  }
   xw.set_record_memory(true);
   t.warps.push_back(slot);
   ++warps_used_;
@@ -266,8 +277,8 @@ void Sm::compute_ready(WarpSlot& w, Cycle) {
   // size was never written: ready (0).
   const exec::Frame& f = xw.frame();
   const size_t reg_base = f.reg_base, pred_base = f.pred_base;
-  Cycle r = w.fetch_ready;
-  bool mem = false;
+  Cycle r = std::max(w.fetch_ready, w.enabled_at);  // enabled_at: a warp disable (WD)
+  bool mem = w.enabled_at == kNever;
   auto check = [&](std::span<const RegRef> refs) {
     for (RegRef reg : refs) {
       const std::vector<Cycle>& v = reg.pred ? w.pred_ready : w.reg_ready;
@@ -280,6 +291,14 @@ void Sm::compute_ready(WarpSlot& w, Cycle) {
   };
   check(mt.sources(t));
   check(mt.destinations(t));
+  if (fault_.holds_sources)  // WAR on a source of a global memory instruction before its last TLB check
+    for (RegRef reg : mt.destinations(t)) {
+      const std::vector<Cycle>& v = reg.pred ? w.held_pred : w.held_reg;
+      size_t abs = (reg.pred ? pred_base : reg_base) + reg.index;
+      Cycle c = abs < v.size() ? v[abs] : 0;
+      mem |= c == kNever;
+      r = std::max(r, c);
+    }
   if (t.kind == InstKind::AsyncWait &&
       (t.async_keep == kAsyncWaitAll ? w.pending_stores > 0 : w.async_front + t.async_keep < w.async_open)) {
     r = kNever;  // the completion of a copy (or store) recomputes readiness
@@ -324,7 +343,8 @@ bool Sm::can_issue(const SubCore& sc, const WarpSlot& w, Cycle now) const {
   const InstTiming& t = *w.next;
   if (sc.unit_free[unsigned(t.unit)] > now || (sc.collector && sc.collector->unit_free() > now)) return false;
   return t.kind != InstKind::Memory ||
-         (lsu_has_room(now) && w.mem_ops_used != mem_ops_full_);
+         (lsu_has_room(now) && w.mem_ops_used != mem_ops_full_ &&
+          (!t.fault_log_entries || !fault_.limits_issue() || fault_room(w, t)));
 }
 
 IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
@@ -384,6 +404,9 @@ IssueOutcome Sm::scan(SubCore& sc, Cycle now, Cycle& next) {
                  (!lsu_has_room(now) || w.mem_ops_used == mem_ops_full_)) {
         why = IssueOutcome::Memory;
         if (lsu_count_ < p_.lsu_queue) next = std::min(next, now + 1);  // shared backlog drains by time
+      } else if (t.fault_log_entries && fault_.limits_issue() && !fault_room(w, t)) {
+        why = IssueOutcome::Memory;  // a replay-queue entry or log space frees at a commit or TLB check
+        fault_stalled(w, t, now);
       } else {
         ready = true;
         any_ready = true;
@@ -451,7 +474,7 @@ void Sm::issue(WarpSlot& w, uint16_t slot, Cycle now) {
   stats_.warp_insts[key].add();
   ++w.kernel->warp_insts;
   ++tbs_[w.tb].insts;
-  uint32_t threads = uint32_t(std::popcount(xw.active_mask()));
+  uint32_t threads = uint32_t(gpumux::popcount(xw.active_mask()));
   stats_.thread_insts[key].add(threads);
   w.kernel->thread_insts += threads;
   if (quotas_) quotas_->charge(w.kernel->id, threads);
@@ -582,34 +605,6 @@ Cycle Sm::tick(Cycle now) {
     if (tbs_used_ > 0 || sc.last == IssueOutcome::Issued) stats_.issue[unsigned(sc.last)][sc.last_key].add();
   }
   return next;
-}
-
-std::string Sm::describe_wait() const {
-  if (tbs_used_ == 0 && lsu_count_ == 0 && parked_.empty()) return "";
-  std::string s = fmt::format("{} TBs, {} warps, LSU queue {}", tbs_used_, warps_used_, lsu_count_);
-  for (const ParkedShared& p : parked_)
-    s += fmt::format("\n    shared memory of {} TB {} parked ({} B{})", p.kernel->label, p.index, p.smem.size,
-                     p.evicting ? fmt::format(", being written back: {} lines unacknowledged", p.lines_unacked) : "");
-  for (size_t i = 0; i < warps_.size(); ++i) {
-    const WarpSlot& w = warps_[i];
-    if (!w.warp) continue;
-    const char* what = "ready";
-    switch (w.block) {
-      case Block::Barrier: what = "at barrier"; break;
-      case Block::Fence: what = "fence: waits for its stores"; break;
-      case Block::Exited: what = "exited: waits for its memory accesses"; break;
-      case Block::Preempted: what = "held by a preemption (quiescing, saving or restoring)"; break;
-      case Block::Victim: what = "preempted by an event warp"; break;
-      case Block::None:
-        what = w.ready_at == kNever ? "scoreboard: waits for a load" : "ready or waiting for a result";
-        break;
-    }
-    auto c = tbs_[w.tb].tb->ctaid();
-    s += fmt::format("\n    warp slot {} ({} TB ({},{},{}) warp {}): pc {} {}; {} memory ops, {} stores pending",
-                     i, w.kernel->label, c[0], c[1], c[2], w.warp->index(), w.warp->pc(), what,
-                     std::popcount(w.mem_ops_used), w.pending_stores);
-  }
-  return s;
 }
 
 }  // namespace gpumux::sm

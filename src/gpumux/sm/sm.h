@@ -31,6 +31,7 @@
 #include "gpumux/mem/coalescer.h"
 #include "gpumux/mem/memory_system.h"
 #include "gpumux/sm/event_warps.h"
+#include "gpumux/sm/fault_pipeline.h"
 #include "gpumux/sm/inst_timing.h"
 #include "gpumux/sm/kernel_instance.h"
 #include "gpumux/sm/operand_collector.h"
@@ -90,9 +91,16 @@ struct SmStats {
   KeyedCounter event_warps_free, event_warps_preempting, victim_warps, victim_register_saves;
   // Fragmentation (sm_fragmentation.cpp), keyed by the kernel refused.
   KeyedCounter fragmented_cycles, fragmented_register_cycles, fragmented_shared_byte_cycles, fragmentation_episodes;
+  // Preemptible-fault pipelines (sm_fault_pipeline.cpp), registered only with one.
+  KeyedCounter fault_disabled_cycles;       // warp-cycles disabled by a global memory instruction (WD)
+  KeyedCounter fault_source_hold_cycles;    // instruction-cycles sources were held to the last check
+  KeyedCounter fault_replay_entry_cycles;   // replay-queue entry-cycles (occupancy x time)
+  KeyedCounter fault_replay_full_cycles;    // warp-cycles a memory instruction waited for the replay queue
+  KeyedCounter fault_log_entry_cycles;      // operand-log entry-cycles
+  KeyedCounter fault_log_full_cycles;       // warp-cycles a memory instruction waited for log space
 };
 
-class Sm : public Component, public mem::MemSink {
+class Sm : public Component, public mem::MemSink, public mem::TranslationListener {
  public:
   Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::MemorySystem& memory,
      StatRegistry& stats, TbDoneListener& listener);
@@ -179,6 +187,8 @@ class Sm : public Component, public mem::MemSink {
   // Responses from the L1D.
   bool can_accept(const mem::MemRequest&) const override { return true; }
   void accept(const mem::MemRequest& r) override;
+  // From the MMU: a request of a global memory instruction passed its TLB check.
+  void translated(const mem::MemRequest& r) override;
 
  private:
   // Preempted: held by a switch, flush or restore (not scheduled).
@@ -194,6 +204,15 @@ class Sm : public Component, public mem::MemSink {
     bool async_copy = false;         // cp.async, of commit group async_group
     uint32_t async_group = 0;
     std::array<uint32_t, 4> regs{};  // absolute scoreboard slots (kPredBit for predicates)
+    // Under a preemptible-fault pipeline (sm_fault_pipeline.cpp), a global
+    // memory instruction: lines whose TLB check is still pending, what it holds.
+    bool pipelined = false;   // issue to commit
+    bool disables = false;    // its warp waits for it (WD)
+    uint8_t log_entries = 0;  // operand-log entries held until its last check
+    uint8_t num_held = 0;
+    uint64_t unchecked = 0;   // bit per line
+    Cycle issued_at = 0;
+    std::array<uint32_t, 16> held{};  // source slots held (replay-queue), as regs
   };
 
   // What a scan reads comes first, in one host cache line.
@@ -220,6 +239,12 @@ class Sm : public Component, public mem::MemSink {
     // warp slots of a short run are never used.
     std::vector<uint32_t> async_pending;
     uint32_t async_front = 0, async_open = 0;
+    // Preemptible-fault pipelines (sm_fault_pipeline.cpp).
+    Cycle enabled_at = 0;        // WD: no issue before (kNever: its memory instruction has not passed)
+    Cycle disabled_since = 0;
+    Cycle fault_stall_since = kNever;  // waiting for replay-queue or log space since
+    bool fault_stall_log = false;      // ... for log space (else the replay queue)
+    std::vector<Cycle> held_reg, held_pred;  // replay-queue: written no earlier than (kNever: held)
   };
 
   // Where a TB is in the preemption protocol.
@@ -249,6 +274,7 @@ class Sm : public Component, public mem::MemSink {
     Cycle pipeline_done = 0;    // ALU results of its warps are written by then
     uint64_t context_bytes = 0; // saving or restoring
     uint32_t lines_unacked = 0; // context lines not yet acknowledged
+    uint32_t log_capacity = 0, log_used = 0;  // operand-log partition, in entries
   };
 
   // Context save or restore traffic of one TB, or the write-back of parked
@@ -297,6 +323,7 @@ class Sm : public Component, public mem::MemSink {
     mem::MemOp op = mem::MemOp::Read;
     uint32_t bytes = 0;
     unsigned next_line = 0;
+    bool check_translation = false;
     mem::CoalescedAccesses lines;
   };
 
@@ -385,6 +412,24 @@ class Sm : public Component, public mem::MemSink {
   void register_fragmentation_stats(StatRegistry& stats, const std::string& pre);
   void account_residency(Cycle now);
 
+  // Preemptible-fault pipelines (sm_fault_pipeline.cpp).
+  void register_fault_pipeline_stats(StatRegistry& stats, const std::string& pre);
+  // Whether the replay queue and w's TB's log partition have room for `t`.
+  bool fault_room(const WarpSlot& w, const InstTiming& t) const;
+  // A scan found w's next memory instruction refused by fault_room.
+  void fault_stalled(WarpSlot& w, const InstTiming& t, Cycle now);
+  // ... and issues it now.
+  void fault_stall_end(WarpSlot& w, Cycle now);
+  // w issues global memory instruction `t` as `op` with `lines` line requests.
+  void fault_issue(WarpSlot& w, MemOp& op, const InstTiming& t, unsigned lines, Cycle now);
+  // The TLB check of line `line` of op passed (or its response came first).
+  void fault_line_checked(WarpSlot& w, MemOp& op, unsigned line, Cycle now);
+  void fault_commit(WarpSlot& w, MemOp& op, Cycle now);
+  // Operand-log entries of each TB of `k`: the log split between the TBs of its occupancy.
+  uint32_t log_partition(const KernelInstance& k) const;
+  // What a TB of `k` saves besides registers, shared memory and warp state (its log partition).
+  uint64_t fault_context_bytes(const KernelInstance& k) const;
+
   // Load/store unit (sm_lsu.cpp).
   void issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now);
   void lsu_send();
@@ -407,6 +452,8 @@ class Sm : public Component, public mem::MemSink {
   uint64_t next_age_ = 0;
   std::unique_ptr<KernelQuotas> quotas_;  // null: no QoS manager, nothing charged
   std::unique_ptr<EventWarpTable> events_;  // null: no warp-level events
+  const FaultPipelineRules& fault_;
+  uint32_t replay_used_ = 0;  // global memory instructions in the replay queue
 
   // Context save/restore traffic, in order.
   std::vector<ContextTransfer> transfers_;

@@ -109,6 +109,8 @@ void Sm::start_event_warp(size_t e, Cycle now) {
   t.marked = t.side_effects = t.live_only = t.flushed_before = false;
   t.started = now;
   t.run_cycles_before = t.insts = 0;
+  t.log_capacity = log_partition(k);
+  t.log_used = 0;
   t.warps.clear();
   t.at_barrier = 0;
   t.unretired = 1;

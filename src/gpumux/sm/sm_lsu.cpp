@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "gpumux/core/popcount.h"
 #include "gpumux/exec/address_space.h"
 #include "gpumux/sm/device_addresses.h"
 #include "gpumux/sm/shared_memory.h"
@@ -15,7 +16,6 @@ namespace {
 // Local memory of warp slots lives in a device-address region of its own
 // (device_addresses.h), interleaved by lane like hardware does so that a
 // warp's accesses coalesce.
-constexpr unsigned kLocalSlotShift = 28;  // 256 MB per warp slot: 512 KB per thread x 32 lanes
 
 uint32_t distinct_addresses(const exec::MemAccess& a) {
   if (a.mask == 0) return 0;
@@ -64,6 +64,7 @@ uint64_t Sm::local_address(uint16_t slot, uint64_t offset, unsigned lane, uint32
 
 void Sm::issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now) {
   exec::Warp& xw = *w.warp;
+  if (w.fault_stall_since != kNever) fault_stall_end(w, now);
   xw.step();
   const exec::MemAccess& a = xw.last_access();
   auto dsts = w.kernel->timing->destinations(t);
@@ -107,6 +108,9 @@ void Sm::issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now
   }
   op.extra_latency = t.texture ? uint16_t(p_.latency.texture) : 0;
   op.num_regs = 0;
+  op.pipelined = op.disables = false;
+  op.unchecked = 0;
+  op.num_held = op.log_entries = 0;
   for (RegRef d : dsts) {
     if (op.num_regs == op.regs.size()) break;
     scoreboard_slot(w, d) = kNever;
@@ -125,6 +129,7 @@ void Sm::issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now
   e.op = a.is_atomic ? mem::MemOp::Atomic : a.is_store ? mem::MemOp::Write : mem::MemOp::Read;
   e.bytes = a.bytes;
   e.next_line = 0;
+  e.check_translation = false;
   if (a.space == ptx::Space::Local) {
     std::array<uint64_t, 32> addr{};
     for (uint32_t m = a.mask; m; m &= m - 1) {
@@ -140,6 +145,10 @@ void Sm::issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now
     uint64_t physical = application_base(w.kernel->app);
     for (unsigned i = 0; i < e.lines.count; ++i) e.lines.lines[i].line += physical;
     stats_.global_lines[key].add(e.lines.count);
+    if (t.fault_log_entries && fault_.active()) {
+      fault_issue(w, op, t, e.lines.count, now);
+      e.check_translation = fault_.needs_checks();
+    }
   }
   op.lines_left = uint16_t(e.lines.count);
 }
@@ -153,13 +162,14 @@ void Sm::lsu_send() {
   r.addr = la.line;
   r.sectors = la.sectors;
   r.op = e.op;
-  r.size = uint16_t(std::min<uint32_t>(e.bytes * uint32_t(std::popcount(la.lanes)), mem::kLineBytes));
+  r.size = uint16_t(std::min<uint32_t>(e.bytes * uint32_t(gpumux::popcount(la.lanes)), mem::kLineBytes));
   r.sm = uint16_t(id_);
   r.warp = e.warp;
   r.app = uint16_t(w.kernel->app);
   r.kernel = uint16_t(w.kernel->id);
   r.key = w.kernel->key;
-  r.token = (uint64_t(e.warp) << 8) | e.op_index;
+  r.check_translation = e.check_translation;
+  r.token = (uint64_t(e.warp) << 16) | (uint64_t(e.next_line) << 8) | e.op_index;
   memory_.send(r);
   if (++e.next_line == e.lines.count) {
     lsu_head_ = (lsu_head_ + 1) % p_.lsu_queue;
@@ -170,13 +180,15 @@ void Sm::lsu_send() {
 
 void Sm::accept(const mem::MemRequest& r) {
   if (r.token & kContextToken) return context_ack(r.token);
-  uint16_t slot = uint16_t(r.token >> 8);
+  uint16_t slot = uint16_t(r.token >> 16);
   unsigned op_index = unsigned(r.token & 0xff);
   WarpSlot& w = warps_[slot];
   MemOp& op = w.mem_ops[op_index];
   engine().note_progress();
+  if (op.unchecked) fault_line_checked(w, op, unsigned((r.token >> 8) & 0xff), engine().wake_cycle(domain()));
   if (--op.lines_left > 0) return;
   Cycle arrival = engine().wake_cycle(domain()) + op.extra_latency;
+  if (op.pipelined) fault_commit(w, op, arrival);
   for (unsigned i = 0; i < op.num_regs; ++i) {
     uint32_t x = op.regs[i];
     std::vector<Cycle>& v = (x & kPredBit) ? w.pred_ready : w.reg_ready;

@@ -33,7 +33,8 @@ const char* action_name(PreemptAction a) {
 }
 
 uint64_t Sm::full_context_bytes(const KernelInstance& k) const {
-  return uint64_t(k.needs.registers) * 4 + k.needs.shared_bytes + uint64_t(k.needs.warps) * p_.warp_context_bytes;
+  return uint64_t(k.needs.registers) * 4 + k.needs.shared_bytes + uint64_t(k.needs.warps) * p_.warp_context_bytes +
+         fault_context_bytes(k);
 }
 
 uint64_t Sm::context_bytes(uint16_t ti, bool live_only) const {
@@ -52,7 +53,7 @@ uint64_t Sm::context_bytes(uint16_t ti, bool live_only) const {
     else
       regs += warp_regs;
   }
-  return regs + t.smem.size + warps * p_.warp_context_bytes;
+  return regs + t.smem.size + warps * p_.warp_context_bytes + fault_context_bytes(k);
 }
 
 uint64_t Sm::save_area(const KernelInstance& k, uint64_t index) const {

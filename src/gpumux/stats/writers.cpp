@@ -14,12 +14,12 @@ nlohmann::json histogram_json(const Histogram& h) {
 
 // The JSON node at the dotted `path` inside `root`, created as needed (the
 // registry guarantees no path nests under another).
-nlohmann::json& node_at(nlohmann::json& root, const std::string& path) {
+nlohmann::json& node_at(nlohmann::json& root, std::string_view path) {
   nlohmann::json* node = &root;
   size_t start = 0;
   for (;;) {
     size_t dot = path.find('.', start);
-    node = &(*node)[path.substr(start, dot == std::string::npos ? std::string::npos : dot - start)];
+    node = &(*node)[std::string(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start))];
     if (dot == std::string::npos) return *node;
     start = dot + 1;
   }
@@ -50,23 +50,37 @@ nlohmann::json to_json(const StatRegistry& registry, const StatKeys& keys) {
     out["keys"].push_back({{"key", k}, {"app", e.app}, {"kernel", e.kernel}, {"label", e.label}});
   }
   nlohmann::json stats = nlohmann::json::object();
+  // Entries come grouped by component (sm3.l1d.hits, sm3.l1d.misses, ...), so
+  // the last entry's parent node is kept: most paths then cost one lookup
+  // instead of one per segment (a titanv GPU has ~4,000 entries). Object
+  // nodes are map entries, so the pointer stays valid as others are added.
+  std::string_view parent_path;
+  nlohmann::json* parent = &stats;
   for (const auto& e : registry.entries()) {
-    nlohmann::json node = {{"doc", e.doc}};
+    const size_t dot = e.path.rfind('.');
+    const std::string_view dir =
+        dot == std::string::npos ? std::string_view() : std::string_view(e.path).substr(0, dot);
+    if (dir != parent_path) {
+      parent = dir.empty() ? &stats : &node_at(stats, dir);
+      parent_path = dir;
+    }
+    // The registry guarantees no path is registered twice: the node is new.
+    nlohmann::json& node = (*parent)[e.path.substr(dot + 1)];
+    node["doc"] = e.doc;
     if (auto* c = std::get_if<Counter*>(&e.stat)) {
       node["total"] = (*c)->value();
     } else if (auto* kc = std::get_if<KeyedCounter*>(&e.stat)) {
       node["total"] = (*kc)->total().value();
-      node["by_key"] = nlohmann::json::object();
-      for_each_key(**kc, keys, [&](const StatKeys::Entry& k, const Counter& v) { node["by_key"][k.label] = v.value(); });
+      nlohmann::json& by_key = node["by_key"] = nlohmann::json::object();
+      for_each_key(**kc, keys, [&](const StatKeys::Entry& k, const Counter& v) { by_key[k.label] = v.value(); });
     } else if (auto* h = std::get_if<Histogram*>(&e.stat)) {
       node["total"] = histogram_json(**h);
     } else if (auto* kh = std::get_if<KeyedHistogram*>(&e.stat)) {
       node["total"] = histogram_json((*kh)->total());
-      node["by_key"] = nlohmann::json::object();
+      nlohmann::json& by_key = node["by_key"] = nlohmann::json::object();
       for_each_key(**kh, keys,
-                   [&](const StatKeys::Entry& k, const Histogram& v) { node["by_key"][k.label] = histogram_json(v); });
+                   [&](const StatKeys::Entry& k, const Histogram& v) { by_key[k.label] = histogram_json(v); });
     }
-    node_at(stats, e.path) = std::move(node);
   }
   out["stats"] = std::move(stats);
   return out;

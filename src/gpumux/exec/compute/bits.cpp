@@ -9,6 +9,7 @@
 #include <bit>
 #include <type_traits>
 
+#include "gpumux/core/popcount.h"
 #include "gpumux/exec/compute/families.h"
 #include "gpumux/exec/compute/lanes.h"
 
@@ -59,7 +60,7 @@ struct Brev {
 // popc, clz and bfind produce a .u32 whatever the source width.
 struct Popc {
   static constexpr unsigned kArity = 1;
-  template <class T> static uint32_t fn(T a) { return uint32_t(std::popcount(a)); }
+  template <class T> static uint32_t fn(T a) { return uint32_t(gpumux::popcount(a)); }
 };
 struct Clz {
   static constexpr unsigned kArity = 1;
@@ -164,7 +165,7 @@ struct Fns {
     // The set bits at and beyond base in the search direction, nearest first.
     uint32_t m = offset > 0 ? mask & ~uint32_t(low_mask(base)) : mask & uint32_t(low_mask(base + 1));
     uint32_t n = offset > 0 ? uint32_t(offset) : uint32_t(-int64_t(offset));
-    if (n > uint32_t(std::popcount(m))) return kNone;
+    if (n > uint32_t(gpumux::popcount(m))) return kNone;
     if (offset > 0) {
       while (--n) m &= m - 1;  // drop the lowest set bits
       return uint32_t(std::countr_zero(m));

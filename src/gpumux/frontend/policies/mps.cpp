@@ -6,9 +6,17 @@
 // provisioning). Which SMs a limited client gets is not published: the model
 // gives each one a contiguous range starting where the previous limited
 // client's ends (wrapping around), so limited clients whose SM counts sum to
-// at most the GPU's are disjoint; clients without a limit use every SM.
+// at most the GPU's are disjoint; clients without a limit use every SM. A
+// served program's own CUDA_MPS_ACTIVE_THREAD_PERCENTAGE replaces the
+// workload file's value for it (which stands for the control daemon's
+// default), as the client's setting does on real MPS.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpumux/core/error.h"
 
 #include "gpumux/frontend/sharing_policy.h"
 
@@ -20,6 +28,22 @@ class MpsPolicy final : public SharingPolicy {
   explicit MpsPolicy(std::map<uint32_t, uint32_t> percent_by_app) : percent_by_app_(std::move(percent_by_app)) {}
   std::string_view name() const override { return "mps"; }
 
+  void client_environment(uint32_t app, std::span<const std::string> env) override {
+    constexpr std::string_view kKey = "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=";
+    for (const std::string& e : env) {
+      if (!e.starts_with(kKey)) continue;
+      std::string_view v = std::string_view(e).substr(kKey.size());
+      uint32_t percent = 0;
+      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), percent);
+      if (ec != std::errc() || end != v.data() + v.size() || percent < 1 || percent > 100)
+        throw ApiError(fmt::format("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE='{}' is not a percentage in 1..100", v));
+      if (percent < 100)
+        percent_by_app_[app] = percent;
+      else
+        percent_by_app_.erase(app);
+      num_sms_ = 0;  // recompute the ranges at the next repartition
+    }
+  }
   void repartition(std::span<const ActiveKernel>, std::span<sm::Sm* const> sms) override {
     if (sms.size() == num_sms_) return;  // the ranges depend on the SM count only
     num_sms_ = uint32_t(sms.size());
