@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "cli_test_util.h"
 
@@ -53,6 +54,17 @@ inline std::string build_cuda_programs(const std::vector<CudaBuild>& builds) {
   if (!cmd.empty()) run_command(cmd + "wait", log);
   close(lock);  // releases the lock
   return log;
+}
+
+// For a fixture's SetUp: skips the test where CUDA programs cannot run (a
+// sanitized build's libcudart, no nvcc) and fails it when one did not build.
+inline void require_cuda_programs(const std::string& compile_log) {
+#ifdef GPUMUX_SANITIZED
+  GTEST_SKIP() << "libcudart.so.13 is built with sanitizers, which uninstrumented CUDA programs cannot load";
+#endif
+  if (!std::filesystem::exists(nvcc()))
+    GTEST_SKIP() << "nvcc not found at " << nvcc() << " (set NVCC): CUDA programs not built";
+  ASSERT_EQ(compile_log.find("nvcc failed"), std::string::npos) << compile_log;
 }
 
 }  // namespace gpumux::test

@@ -24,7 +24,6 @@ using gpumux::test::run_command;
 using gpumux::test::run_gpumux;
 
 const fs::path kOut = gpumux::test::kCudaOut;
-using gpumux::test::nvcc;
 
 class CudaPrograms : public ::testing::Test {
  protected:
@@ -62,13 +61,7 @@ class CudaPrograms : public ::testing::Test {
     compile_log_ = gpumux::test::build_cuda_programs(builds);
   }
 
-  void SetUp() override {
-#ifdef GPUMUX_SANITIZED
-    GTEST_SKIP() << "libcudart.so.13 is built with sanitizers, which uninstrumented CUDA programs cannot load";
-#endif
-    if (!fs::exists(nvcc())) GTEST_SKIP() << "nvcc not found at " << nvcc() << " (set NVCC): CUDA programs not built";
-    ASSERT_EQ(compile_log_.find("nvcc failed"), std::string::npos) << compile_log_;
-  }
+  void SetUp() override { gpumux::test::require_cuda_programs(compile_log_); }
 
   // Runs a built program through gpumux exec; returns its exit code.
   static int exec(const std::string& program, const std::string& args, std::string& out,

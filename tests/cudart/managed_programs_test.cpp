@@ -33,14 +33,7 @@ class ManagedPrograms : public ::testing::Test {
          {"managed_oversubscribe", "managed_oversubscribe", "-arch=compute_80"},
          {"memory_variants", "memory_variants", "-arch=compute_80"}});
   }
-  void SetUp() override {
-#ifdef GPUMUX_SANITIZED
-    GTEST_SKIP() << "libcudart.so.13 is built with sanitizers, which uninstrumented CUDA programs cannot load";
-#endif
-    if (!fs::exists(gpumux::test::nvcc()))
-      GTEST_SKIP() << "nvcc not found at " << gpumux::test::nvcc() << " (set NVCC): CUDA programs not built";
-    ASSERT_EQ(compile_log_.find("nvcc failed"), std::string::npos) << compile_log_;
-  }
+  void SetUp() override { gpumux::test::require_cuda_programs(compile_log_); }
 
   // Runs `program` through gpumux exec on `config` (a file of tests/cuda or a
   // preset); expects it to pass; returns the run's JSON, its output in `out`.

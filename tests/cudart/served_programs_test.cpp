@@ -54,14 +54,7 @@ class ServedPrograms : public ::testing::Test {
                                                       {"memory_pools", "memory_pools", "-arch=compute_80"},
                                                       {"managed_prefetch", "managed_prefetch", "-arch=compute_80"}});
   }
-  void SetUp() override {
-#ifdef GPUMUX_SANITIZED
-    GTEST_SKIP() << "libcudart.so.13 is built with sanitizers, which uninstrumented CUDA programs cannot load";
-#endif
-    if (!fs::exists(gpumux::test::nvcc()))
-      GTEST_SKIP() << "nvcc not found at " << gpumux::test::nvcc() << " (set NVCC): CUDA programs not built";
-    ASSERT_EQ(compile_log_.find("nvcc failed"), std::string::npos) << compile_log_;
-  }
+  void SetUp() override { gpumux::test::require_cuda_programs(compile_log_); }
 
   // Serves programs w1..wN (`program`, served_worker by default, with `args[i]`) under
   // `policy` (the lines of [policy]), w<i+1>'s [[app]] table holding
