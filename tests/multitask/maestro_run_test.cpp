@@ -94,6 +94,43 @@ TEST(MaestroZeroCost, MediumKernelsPassAndNoContextMoves) {
   EXPECT_GT(switched, 0u);
 }
 
+// Role swaps: a winning trial SM becomes a follower and a follower a trial
+// SM, so fewer TBs move at a repartition; the kernels pass their checks.
+TEST(MaestroRoleSwaps, MediumKernelsPassWithRoleSwaps) {
+  WorkloadFile w = pair("hotspot", "bfs", "stp");
+  w.policy_options.maestro.role_swaps = true;
+  RunOptions o;
+  o.baselines = false;
+  RunResult r = run_workload(w, o);
+  expect_all_passed(r);
+  EXPECT_GT(maestro_stat(r, "role_swaps"), 0u);
+  EXPECT_LE(maestro_stat(r, "role_swaps"), maestro_stat(r, "repartitions"));
+  for (const frontend::PreemptionRecord& p : r.preemptions) EXPECT_TRUE(p.done()) << p.label << " on SM " << p.sm;
+}
+
+// More than two kernels: the first two in dispatch order are a pair on 8 of
+// the 12 SMs (roles, epochs, repartitions), the third runs alone on the other
+// 4 until a kernel runs out of TBs and the groups change. Every check passes.
+TEST(MaestroThreeKernels, MediumKernelsPassBesideALoneKernel) {
+  WorkloadFile w = pair("hotspot", "bfs", "antt");
+  w.apps.push_back(benchmark_app("sgemm"));
+  w.apps.back().size = workloads::Size::Medium;
+  w.overrides = {"gpu.num_sms=12", "frontend.check_invariants=true"};
+  RunOptions o;
+  o.baselines = false;
+  RunResult r = run_workload(w, o);
+  expect_all_passed(r);
+  const uint64_t epochs = maestro_stat(r, "epochs");
+  EXPECT_GT(maestro_stat(r, "epochs_beyond_two"), 3u);
+  EXPECT_EQ(maestro_stat(r, "decisions.spatial") + maestro_stat(r, "decisions.smk_even") +
+                maestro_stat(r, "decisions.smk_other"),
+            epochs);
+  EXPECT_GT(maestro_stat(r, "repartitions"), 0u);
+  EXPECT_GT(maestro_stat(r, "pairs"), 1u);  // the groups changed as kernels ran out of TBs
+  ASSERT_FALSE(r.preemptions.empty());
+  for (const frontend::PreemptionRecord& p : r.preemptions) EXPECT_TRUE(p.done()) << p.label << " on SM " << p.sm;
+}
+
 // warped-slicer (GPU Maestro's WS baseline): a profile phase, then every SM
 // split from the measured curves; the kernels pass their checks through the
 // change of layout (TBs of the profile layout taken back with chimera).
