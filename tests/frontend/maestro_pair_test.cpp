@@ -1,5 +1,5 @@
-// The sharing policy maestro's SM layout: role swaps between trial and
-// follower SMs, and past two kernels: kernels paired in dispatch order, each group on a contiguous SM range in proportion to its kernels,
+// The sharing policy maestro past two kernels: kernels paired in dispatch
+// order, each group on a contiguous SM range in proportion to its kernels,
 // the SM roles of each pair within its range, and a lone kernel alone on its
 // SMs (fake kernels on the SMs of a gtx980 configuration; the quotas below
 // follow from the TB needs, computed by hand in the comments).
@@ -20,20 +20,6 @@ using fixtures::allowed;
 using fixtures::kernel;
 using fixtures::range;
 using fixtures::Sms;
-
-TEST(MaestroRoleSwaps, TheWinnerBecomesAFollowerAndAFollowerTakesTheOppositeTrial) {
-  using maestro::Choice;
-  using maestro::TrialSms;
-  // Trial +1 (SM 2) won: it holds the new follower split; follower SM 4 holds
-  // the old split, the new trial -1; SM 3 (trial -1) becomes trial +1.
-  EXPECT_EQ(maestro::swap_roles({2, 3}, Choice::TrialMore, 16), (TrialSms{3, 4}));
-  // Trial -1 (SM 4) won: follower SM 2 becomes trial +1, SM 3 trial -1.
-  EXPECT_EQ(maestro::swap_roles({3, 4}, Choice::TrialFewer, 16), (TrialSms{2, 3}));
-  EXPECT_EQ(maestro::swap_roles({2, 3}, Choice::Spatial, 16), (TrialSms{2, 3}));
-  // The spatial SMs grew over a trial SM (from position 5): it moves to the first free follower.
-  EXPECT_EQ(maestro::clear_of_spatial({4, 6}, 5), (TrialSms{4, 2}));
-  EXPECT_EQ(maestro::clear_of_spatial({2, 3}, 5), (TrialSms{2, 3}));
-}
 
 TEST(MaestroGroups, EachKernelsEvenShareOfTheSmsSummedPerGroup) {
   EXPECT_EQ(maestro::group_sms(2, 16), (std::vector<size_t>{16}));

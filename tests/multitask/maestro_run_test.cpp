@@ -94,20 +94,6 @@ TEST(MaestroZeroCost, MediumKernelsPassAndNoContextMoves) {
   EXPECT_GT(switched, 0u);
 }
 
-// Role swaps: a winning trial SM becomes a follower and a follower a trial
-// SM, so fewer TBs move at a repartition; the kernels pass their checks.
-TEST(MaestroRoleSwaps, MediumKernelsPassWithRoleSwaps) {
-  WorkloadFile w = pair("hotspot", "bfs", "stp");
-  w.policy_options.maestro.role_swaps = true;
-  RunOptions o;
-  o.baselines = false;
-  RunResult r = run_workload(w, o);
-  expect_all_passed(r);
-  EXPECT_GT(maestro_stat(r, "role_swaps"), 0u);
-  EXPECT_LE(maestro_stat(r, "role_swaps"), maestro_stat(r, "repartitions"));
-  for (const frontend::PreemptionRecord& p : r.preemptions) EXPECT_TRUE(p.done()) << p.label << " on SM " << p.sm;
-}
-
 // More than two kernels: the first two in dispatch order are a pair on 8 of
 // the 12 SMs (roles, epochs, repartitions), the third runs alone on the other
 // 4 until a kernel runs out of TBs and the groups change. Every check passes.

@@ -249,14 +249,10 @@ TEST(WorkloadFile, MaestroKeys) {
   WorkloadFile w = with_policy("name = \"maestro\"\n");
   EXPECT_EQ(w.policy_options.preemption.mechanism, "chimera");  // maestro's default
   EXPECT_EQ(w.policy_options.maestro.epoch_cycles, 50000u);
-  EXPECT_FALSE(w.policy_options.maestro.role_swaps);
   w = with_policy(
       "name = \"maestro\"\nepoch_cycles = 2000\nobjective = \"stp\"\nrededicate_every = 10\n"
-      "stable_tolerance = 0.1\npreemption = \"switch\"\nrole_swaps = true\n");
+      "stable_tolerance = 0.1\npreemption = \"switch\"\n");
   EXPECT_EQ(w.policy_options.maestro.epoch_cycles, 2000u);
-  EXPECT_TRUE(w.policy_options.maestro.role_swaps);
-  EXPECT_EQ(policy_error("name = \"smk-even\"\nrole_swaps = true\n"),
-            "w.toml:3: policy.role_swaps: only used with policy maestro, not 'smk-even'");
   EXPECT_EQ(w.policy_options.maestro.objective, frontend::maestro::Objective::Stp);
   EXPECT_EQ(w.policy_options.maestro.rededicate_every, 10u);
   EXPECT_DOUBLE_EQ(w.policy_options.maestro.stable_tolerance, 0.1);

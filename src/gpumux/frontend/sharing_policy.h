@@ -70,10 +70,6 @@ struct MaestroOptions {
   // Relative change of the dedicated SMs' CPI between two epochs under which
   // they are stable (become followers). An estimate: the paper gives no value.
   double stable_tolerance = 0.05;
-  // When a trial SM wins, swap trial and follower roles so that the SMs that
-  // already hold a partition keep it (the paper's figure 9); off: the trial
-  // SMs stay SMs 2 and 3 of the pair. Off by default: results before it stand.
-  bool role_swaps = false;
 };
 
 // warped-slicer's parameters (docs/maestro.md).

@@ -42,8 +42,6 @@ class MaestroPolicy final : public SharingPolicy {
             "decisions for SMK with the even split (the trial kernel's smk-even TBs)");
     reg.add("frontend.maestro.decisions.smk_other", c_.smk_other, "decisions for SMK with an uneven split");
     reg.add("frontend.maestro.repartitions", c_.repartitions, "decisions that changed the follower or spatial SMs");
-    reg.add("frontend.maestro.role_swaps", c_.role_swaps,
-            "repartitions whose trial and follower SMs swapped roles to keep their TBs (role_swaps = true)");
     reg.add("frontend.maestro.pairs", pairs_, "pairs of kernels partitioned (a new set of kernels with TBs left)");
     reg.add("frontend.maestro.epochs_beyond_two", beyond_two_,
             "epochs with more than two kernels with TBs left (a pair beside other kernels)");

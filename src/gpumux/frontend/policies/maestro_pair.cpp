@@ -14,28 +14,6 @@ std::vector<size_t> group_sms(size_t kernels, size_t sms) {
   return sizes;
 }
 
-namespace {
-// The first position from 2 below `end` that is neither `a` nor `b`.
-uint32_t first_follower(uint32_t a, uint32_t b, uint32_t end) {
-  uint32_t i = 2;
-  while (i + 1 < end && (i == a || i == b)) ++i;
-  return i;
-}
-}  // namespace
-
-TrialSms swap_roles(TrialSms t, Choice won, uint32_t followers_end) {
-  const uint32_t follower = first_follower(t.more, t.fewer, followers_end);
-  if (won == Choice::TrialMore) return {t.fewer, follower};
-  if (won == Choice::TrialFewer) return {follower, t.more};
-  return t;
-}
-
-TrialSms clear_of_spatial(TrialSms t, uint32_t followers_end) {
-  if (t.more >= followers_end) t.more = first_follower(t.fewer, t.fewer, followers_end);
-  if (t.fewer >= followers_end) t.fewer = first_follower(t.more, t.more, followers_end);
-  return t;
-}
-
 Pair::Pair(std::array<ActiveKernel, 2> ks, const SmParams& p, const MaestroOptions& o, const History& h) : o_(o) {
   // The trial kernel: fewer TBs on an empty SM (ties: first in dispatch order).
   if (policy::tbs_per_empty_sm(*ks[1].kernel, p) < policy::tbs_per_empty_sm(*ks[0].kernel, p)) std::swap(ks[0], ks[1]);
@@ -101,8 +79,8 @@ void Pair::layout(std::span<sm::Sm* const> sms) {
   if (sms.size() < kMinSms) return;
   auto set = [&](size_t i, Role r) { roles_[sms[i]->id()] = r; };
   if (dedicated_) set(0, Role::DedicatedTrial), set(1, Role::DedicatedOther);
-  if (shares_sm(q + 1)) set(trial_sms_.more, Role::TrialMore);
-  if (shares_sm(q - 1)) set(trial_sms_.fewer, Role::TrialFewer);
+  if (shares_sm(q + 1)) set(2, Role::TrialMore);
+  if (shares_sm(q - 1)) set(3, Role::TrialFewer);
   for (uint32_t j = 0; j < 2 * spatial_pairs_; ++j)
     set(sms.size() - 1 - j, j % 2 ? Role::SpatialOther : Role::SpatialTrial);
 }
@@ -168,12 +146,6 @@ bool Pair::decide(double cycles, std::span<sm::Sm* const> sms, Counters& c) {
   }
   bool changed = q != follower_q_ || m != spatial_pairs_;
   if (changed) c.repartitions.add();
-  const uint32_t followers_end = uint32_t(sms.size()) - 2 * std::max(m, spatial_pairs_);
-  if (o_.role_swaps && q != follower_q_) {
-    trial_sms_ = swap_roles(trial_sms_, d.choice, followers_end);
-    c.role_swaps.add();
-  }
-  trial_sms_ = clear_of_spatial(trial_sms_, uint32_t(sms.size()) - 2 * spatial_pairs_);
   if (changed || (!dedicated_ && since_dedicated_ >= o_.rededicate_every)) {
     dedicate();
     return true;

@@ -8,7 +8,7 @@
 // On its SMs, in order:
 //   SM 0, 1    dedicated: each kernel alone (its isolated CPI, and the
 //              spatial CPI), or followers once that CPI is stable
-//   SM 2, 3    trial (other followers after role swaps): the trial kernel (the one an empty SM holds fewer TBs
+//   SM 2, 3    trial: the trial kernel (the one an empty SM holds fewer TBs
 //              of, known at launch) with one TB more / one TB fewer than on
 //              the followers; the other kernel fills what is left
 //   last 2m    spatial: one kernel alone each, alternating
@@ -33,24 +33,8 @@ namespace gpumux::frontend::maestro {
 
 // Statistics shared by the pairs of one policy (frontend.maestro.*).
 struct Counters {
-  Counter epochs, spatial, smk_even, smk_other, repartitions, role_swaps;
+  Counter epochs, spatial, smk_even, smk_other, repartitions;
 };
-
-// Positions of the two trial SMs among a pair's SMs (0 and 1 are the
-// dedicated SMs; the spatial SMs start at `followers_end`).
-struct TrialSms {
-  uint32_t more = 2, fewer = 3;
-  bool operator==(const TrialSms&) const = default;
-};
-// Role swaps (the paper's figure 9): after trial SM `won` (TrialMore or
-// TrialFewer) won, it becomes a follower (it holds the followers' new split
-// already), a follower (the first in [2, followers_end) that is not a trial
-// SM; it holds the old split, the new trial split on that side) takes the
-// winner's opposite trial role, and the other trial SM the winner's role.
-TrialSms swap_roles(TrialSms t, Choice won, uint32_t followers_end);
-// The trial SMs moved below `followers_end` (to the first free positions
-// from 2) when the spatial SMs have grown over them.
-TrialSms clear_of_spatial(TrialSms t, uint32_t followers_end);
 
 // What the followers ended with, by (trial, other) kernel label: the
 // history-based prediction of the next time the same kernels are paired.
@@ -107,7 +91,6 @@ class Pair {
   std::array<policy::Amounts, 2> needs_{};
   policy::Amounts capacity_{};
   uint32_t even_q_ = 0, follower_q_ = 0, spatial_pairs_ = 0, since_dedicated_ = 0;
-  TrialSms trial_sms_;
   bool dedicated_ = true;
   std::optional<CpiPair> previous_;  // the dedicated SMs' CPI of the previous epoch
   CpiPair stored_{};                 // their last CPI (stands in for them once they are followers)
