@@ -121,7 +121,9 @@ TEST(MaestroThreeKernels, MediumKernelsPassBesideALoneKernel) {
   for (const frontend::KernelRecord& k : r.kernels)
     if (k.done) finished.insert(k.id);
   for (const frontend::PreemptionRecord& p : r.preemptions)
-    if (finished.count(p.kernel)) EXPECT_TRUE(p.done()) << p.label << " on SM " << p.sm;
+    if (finished.count(p.kernel)) {
+      EXPECT_TRUE(p.done()) << p.label << " on SM " << p.sm;
+    }
 }
 
 // warped-slicer (GPU Maestro's WS baseline): a profile phase, then every SM
