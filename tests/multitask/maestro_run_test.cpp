@@ -7,6 +7,7 @@
 // decided (its statistics).
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
@@ -92,6 +93,37 @@ TEST(MaestroZeroCost, MediumKernelsPassAndNoContextMoves) {
     switched += p.switched;
   }
   EXPECT_GT(switched, 0u);
+}
+
+// More than two kernels: the first two in dispatch order are a pair on 8 of
+// the 12 SMs (roles, epochs, repartitions), the third (cutcp) runs alone on
+// the other 4 until a kernel runs out of TBs and the groups change. Every check passes.
+TEST(MaestroThreeKernels, MediumKernelsPassBesideALoneKernel) {
+  WorkloadFile w = pair("hotspot", "bfs", "antt");
+  w.apps.push_back(benchmark_app("cutcp"));  // long launches: it keeps TBs left beside the pair
+  w.apps.back().size = workloads::Size::Medium;
+  w.overrides = {"gpu.num_sms=12", "frontend.check_invariants=true"};
+  RunOptions o;
+  o.baselines = false;
+  RunResult r = run_workload(w, o);
+  expect_all_passed(r);
+  const uint64_t epochs = maestro_stat(r, "epochs");
+  EXPECT_GT(maestro_stat(r, "epochs_beyond_two"), 3u);
+  EXPECT_EQ(maestro_stat(r, "decisions.spatial") + maestro_stat(r, "decisions.smk_even") +
+                maestro_stat(r, "decisions.smk_other"),
+            epochs);
+  EXPECT_GT(maestro_stat(r, "repartitions"), 0u);
+  EXPECT_GT(maestro_stat(r, "pairs"), 1u);  // the groups changed as kernels ran out of TBs
+  ASSERT_FALSE(r.preemptions.empty());
+  // An application that completes first restarts, and the run ends with its
+  // last launch in flight: only the preemptions of finished kernels must be over.
+  std::set<uint32_t> finished;
+  for (const frontend::KernelRecord& k : r.kernels)
+    if (k.done) finished.insert(k.id);
+  for (const frontend::PreemptionRecord& p : r.preemptions)
+    if (finished.count(p.kernel)) {
+      EXPECT_TRUE(p.done()) << p.label << " on SM " << p.sm;
+    }
 }
 
 // warped-slicer (GPU Maestro's WS baseline): a profile phase, then every SM

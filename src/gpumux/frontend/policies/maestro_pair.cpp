@@ -1,0 +1,160 @@
+#include "gpumux/frontend/policies/maestro_pair.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace gpumux::frontend::maestro {
+
+std::vector<size_t> group_sms(size_t kernels, size_t sms) {
+  std::vector<uint32_t> share = policy::split_evenly(uint32_t(sms), kernels);
+  std::vector<size_t> sizes;
+  for (size_t i = 0; i < kernels; i += 2) sizes.push_back(share[i] + (i + 1 < kernels ? share[i + 1] : 0));
+  return sizes;
+}
+
+Pair::Pair(std::array<ActiveKernel, 2> ks, const SmParams& p, const MaestroOptions& o, const History& h) : o_(o) {
+  // The trial kernel: fewer TBs on an empty SM (ties: first in dispatch order).
+  if (policy::tbs_per_empty_sm(*ks[1].kernel, p) < policy::tbs_per_empty_sm(*ks[0].kernel, p)) std::swap(ks[0], ks[1]);
+  for (size_t k = 0; k < 2; ++k) {
+    ids_[k] = ks[k].kernel->id;
+    keys_[k] = ks[k].kernel->key;
+    labels_[k] = ks[k].kernel->label;
+    needs_[k] = policy::needs(*ks[k].kernel);
+  }
+  capacity_ = policy::capacity(p);
+  policy::Amounts half = capacity_;
+  for (uint64_t& v : half) v /= 2;
+  even_q_ = uint32_t(policy::tbs_within(half, needs_[0]).tbs);
+  if (!shares_sm(even_q_)) {
+    even_q_ = 1;
+    if (!shares_sm(1))
+      throw PartitionError(fmt::format("sharing policy maestro: kernels {} and {} cannot share an SM (one TB of each "
+                                       "needs more than an SM has: {} and {} of {})",
+                                       labels_[0], labels_[1], policy::describe(needs_[0]),
+                                       policy::describe(needs_[1]), policy::describe(capacity_)));
+  }
+  auto known = h.find({labels_[0], labels_[1]});
+  follower_q_ = known != h.end() && shares_sm(known->second) ? known->second : even_q_;
+}
+
+std::optional<size_t> Pair::which(uint32_t kernel_id) const {
+  if (kernel_id == ids_[0]) return 0;
+  if (kernel_id == ids_[1]) return 1;
+  return std::nullopt;
+}
+
+uint32_t Pair::quota(size_t which, uint32_t sm) const {
+  return sm < roles_.size() ? quotas_[size_t(roles_[sm])][which] : 0;
+}
+
+void Pair::remember(History& h) const { h[{labels_[0], labels_[1]}] = follower_q_; }
+
+void Pair::dedicate() {
+  dedicated_ = true;
+  since_dedicated_ = 0;
+  previous_.reset();
+}
+
+uint32_t Pair::fill(uint32_t q) const {
+  policy::Amounts left = capacity_;
+  for (size_t r = 0; r < policy::kNumResources; ++r) {
+    if (uint64_t(q) * needs_[0][r] > left[r]) return 0;
+    left[r] -= uint64_t(q) * needs_[0][r];
+  }
+  return uint32_t(policy::tbs_within(left, needs_[1]).tbs);
+}
+
+void Pair::layout(std::span<sm::Sm* const> sms) {
+  uint32_t max_id = 0;
+  for (const sm::Sm* s : sms) max_id = std::max(max_id, s->id());
+  roles_.assign(size_t(max_id) + 1, Role::Follower);
+  const uint32_t q = follower_q_;
+  quotas_.fill({q, fill(q)});
+  quotas_[size_t(Role::DedicatedTrial)] = quotas_[size_t(Role::SpatialTrial)] = {SharingPolicy::kUnlimited, 0};
+  quotas_[size_t(Role::DedicatedOther)] = quotas_[size_t(Role::SpatialOther)] = {0, SharingPolicy::kUnlimited};
+  if (shares_sm(q + 1)) quotas_[size_t(Role::TrialMore)] = {q + 1, fill(q + 1)};
+  if (shares_sm(q - 1)) quotas_[size_t(Role::TrialFewer)] = {q - 1, fill(q - 1)};
+  if (sms.size() < kMinSms) return;
+  auto set = [&](size_t i, Role r) { roles_[sms[i]->id()] = r; };
+  if (dedicated_) set(0, Role::DedicatedTrial), set(1, Role::DedicatedOther);
+  if (shares_sm(q + 1)) set(2, Role::TrialMore);
+  if (shares_sm(q - 1)) set(3, Role::TrialFewer);
+  for (uint32_t j = 0; j < 2 * spatial_pairs_; ++j)
+    set(sms.size() - 1 - j, j % 2 ? Role::SpatialOther : Role::SpatialTrial);
+}
+
+void Pair::start_epoch(std::span<sm::Sm* const> sms) {
+  marks_.resize(sms.size());
+  for (size_t i = 0; i < sms.size(); ++i)
+    for (size_t k = 0; k < 2; ++k) marks_[i][k] = sms[i]->stats().warp_insts.at(keys_[k]).value();
+}
+
+bool Pair::decide(double cycles, std::span<sm::Sm* const> sms, Counters& c) {
+  std::array<std::array<uint64_t, 2>, kRoles> insts{};
+  std::array<uint32_t, kRoles> count{};
+  for (size_t i = 0; i < sms.size(); ++i) {
+    const sm::SmStats& st = sms[i]->stats();
+    Role r = roles_[sms[i]->id()];
+    ++count[size_t(r)];
+    for (size_t k = 0; k < 2; ++k) insts[size_t(r)][k] += st.warp_insts.at(keys_[k]).value() - marks_[i][k];
+  }
+  // Per-SM CPI of each kernel over the SMs of `roles` (+infinity: none issued).
+  auto cpi = [&](std::initializer_list<Role> roles) {
+    CpiPair v{};
+    for (size_t k = 0; k < 2; ++k) {
+      uint64_t n = 0, sms_in = 0;
+      for (Role r : roles) n += insts[size_t(r)][k], sms_in += count[size_t(r)];
+      v[k] = n ? cycles * double(sms_in) / double(n) : std::numeric_limits<double>::infinity();
+    }
+    return v;
+  };
+  auto group = [&](Role r) { return count[size_t(r)] ? std::optional<CpiPair>(cpi({r})) : std::nullopt; };
+  EpochCpi e;
+  bool now_stable = false;
+  if (dedicated_) {
+    CpiPair ded = cpi({Role::DedicatedTrial});
+    ded[1] = cpi({Role::DedicatedOther})[1];
+    e.isolated = stored_ = ded;
+    now_stable = previous_ && stable(*previous_, ded, o_.stable_tolerance);
+    previous_ = ded;
+  } else {
+    e.isolated = stored_;
+  }
+  // Spatial: measured where a kernel runs alone, else the stored CPI alone stands in.
+  e.spatial = stored_;
+  if (dedicated_ || spatial_pairs_ > 0) {
+    e.spatial->at(0) = cpi({Role::DedicatedTrial, Role::SpatialTrial})[0];
+    e.spatial->at(1) = cpi({Role::DedicatedOther, Role::SpatialOther})[1];
+  }
+  e.followers = group(Role::Follower);
+  e.trial_more = group(Role::TrialMore);
+  e.trial_fewer = group(Role::TrialFewer);
+  Decision d = maestro::decide(o_.objective, e);
+  c.epochs.add();
+  ++since_dedicated_;
+  const uint32_t q = follower_q_, m = spatial_pairs_;
+  if (d.choice == Choice::Spatial) {
+    if (spatial_pairs_ < max_spatial_pairs(sms.size())) ++spatial_pairs_;
+    c.spatial.add();
+  } else {
+    if (d.choice == Choice::TrialMore) ++follower_q_;
+    if (d.choice == Choice::TrialFewer) --follower_q_;
+    if (spatial_pairs_ > 0) --spatial_pairs_;
+    (follower_q_ == even_q_ ? c.smk_even : c.smk_other).add();
+  }
+  bool changed = q != follower_q_ || m != spatial_pairs_;
+  if (changed) c.repartitions.add();
+  if (changed || (!dedicated_ && since_dedicated_ >= o_.rededicate_every)) {
+    dedicate();
+    return true;
+  }
+  if (now_stable) {
+    dedicated_ = false;  // stable: the dedicated SMs become followers
+    return true;
+  }
+  return false;
+}
+
+}  // namespace gpumux::frontend::maestro
