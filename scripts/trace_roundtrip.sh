@@ -14,7 +14,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 names=("$@")
 if [[ ${#names[@]} -eq 0 ]]; then
-  mapfile -t names < <("$gpumux" list | awk 'NR > 1 && $0 !~ /^ / { print $1 }')
+  mapfile -t names < <("$gpumux" list | awk 'NR > 1 && $0 !~ /^ / && $1 ~ /^[a-z]/ { print $1 }')
 fi
 echo "| benchmark | PTX kernel cycles | trace kernel cycles | ratio | warp insts (PTX / trace) |"
 echo "|---|---:|---:|---:|---|"
