@@ -88,10 +88,10 @@ TEST(AccelsimReader, AddressListAndGapsInTheCode) {
 TEST(AccelsimReader, RawLayoutWithTbAndWarpPrefixes) {
   std::string text = kHeader;
   // Warps interleaved, as the tracer writes them before post-processing.
-  text += "1 0 0 0 0000 ffffffff 0 EXIT 0 0\n"
+  text += "1 0 0 0 0010 ffffffff 0 EXIT 0 0\n"
           "0 0 0 1 0000 000000ff 0 NOP 0 0\n"
-          "0 0 0 0 0000 ffffffff 0 EXIT 0 0\n"
-          "1 0 0 1 0000 000000ff 0 EXIT 0 0\n"
+          "0 0 0 0 0010 ffffffff 0 EXIT 0 0\n"
+          "1 0 0 1 0010 000000ff 0 EXIT 0 0\n"
           "0 0 0 1 0010 000000ff 0 EXIT 0 0\n";
   TraceKernel k = parse_kernel_trace(text, "kernel-1.trace");
   ASSERT_EQ(k.replay.streams.size(), 4u);
