@@ -146,7 +146,7 @@ TEST(TraceApp, PreemptedUnderPpqByEachMechanism) {
 // tests/data/accelsim/raw-vecadd: a Turing trace in the tracer's unprocessed
 // layout (kernelslist and kernel-1.trace, TB and warp on every line).
 TEST(TraceApp, HandWrittenUnprocessedLayoutFolder) {
-  WorkloadFile w = parse_workload("[policy]\nname = \"smk-even\"\n"
+  WorkloadFile w = parse_workload("[policy]\nname = \"smk-even\"\n[run]\nrestart = false\n"
                                   "[[app]]\ntrace = \"raw-vecadd/\"\n"
                                   "[[app]]\nbenchmark = \"vecadd\"\n",
                                   "w.toml", std::string(GPUMUX_SOURCE_DIR) + "/tests/data/accelsim");
@@ -154,8 +154,11 @@ TEST(TraceApp, HandWrittenUnprocessedLayoutFolder) {
   EXPECT_EQ(w.apps[0].program(), "trace:raw-vecadd");
   RunResult r = run_workload(w, no_baselines());
   expect_all_passed(r);
+  ASSERT_EQ(r.apps[0].runs.size(), 1u);
   EXPECT_EQ(r.apps[0].warp_insts, 4u * 2 * 13);  // 4 TBs of 2 warps, 13 instructions each
-  ASSERT_EQ(r.copies.size() >= 2, true);
+  size_t trace_copies = 0;
+  for (const frontend::CopyRecord& c : r.copies) trace_copies += c.app == 0 && c.bytes == 1024;
+  EXPECT_EQ(trace_copies, 2u);  // its two MemcpyHtoD
 }
 
 TEST(TraceApp, WorkloadFileErrors) {
