@@ -170,7 +170,7 @@ TEST(WorkloadFile, UserPtxErrors) {
                 .find("w.toml:11: app[0].launch.cpu_us: 2000000 is outside [0, 1e6] microseconds"),
             std::string::npos);
   EXPECT_NE(user_error("[[app]]\nptx = \"missing.ptx\"\n").find("cannot open PTX file"), std::string::npos);
-  EXPECT_NE(user_error("[[app]]\nptx = \"kernels/saxpy.ptx\"\nbenchmark = \"pc\"\n").find("give either"),
+  EXPECT_NE(user_error("[[app]]\nptx = \"kernels/saxpy.ptx\"\nbenchmark = \"pc\"\n").find("give one of"),
             std::string::npos);
 }
 

@@ -8,6 +8,7 @@
 #include "gpumux/exec/address_space.h"
 #include "gpumux/exec/bind_tables.h"
 #include "gpumux/exec/builtins/registry.h"
+#include "gpumux/exec/replay.h"
 #include "gpumux/ptx/check.h"
 
 namespace gpumux::exec {
@@ -81,6 +82,15 @@ LoadedModule::LoadedModule(std::string_view text, const std::string& name, Addre
   layout_frames();
   layout_kernels();
   allocate_globals(mem);
+}
+
+LoadedModule::LoadedModule(std::unique_ptr<ptx::Module> ir, const KernelLayout& layout,
+                           std::unique_ptr<const ReplayKernel> replay)
+    : ir_(std::move(ir)), replay_(std::move(replay)) {
+  layout_frames();
+  kernels_.resize(ir_->functions.size());
+  for (size_t i = 0; i < ir_->functions.size(); ++i)
+    if (ir_->functions[i].is_entry) kernels_[i] = layout;
 }
 
 LoadedModule::~LoadedModule() = default;

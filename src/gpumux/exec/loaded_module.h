@@ -16,6 +16,7 @@
 namespace gpumux::exec {
 
 class AddressSpace;
+struct ReplayKernel;
 
 inline constexpr uint64_t kNoOffset = ~uint64_t(0);
 
@@ -42,6 +43,9 @@ class LoadedModule {
   // .const variables in `mem`. Throws LoadError (file:line) on bad or
   // unsupported PTX.
   LoadedModule(std::string_view text, const std::string& name, AddressSpace& mem);
+  // A module of one kernel that replays a recorded stream (replay.h): `ir`
+  // holds its static code, handlers bound; `layout` what a TB of it needs.
+  LoadedModule(std::unique_ptr<ptx::Module> ir, const KernelLayout& layout, std::unique_ptr<const ReplayKernel> replay);
   ~LoadedModule();
 
   const ptx::Module& ir() const { return *ir_; }
@@ -53,6 +57,8 @@ class LoadedModule {
   const FrameLayout& frame(uint32_t fn) const { return frames_[fn]; }
   // Layout for kernel `fn` (an .entry).
   const KernelLayout& kernel(uint32_t fn) const { return kernels_[fn]; }
+  // The recorded streams of a replayed kernel; null for a PTX module.
+  const ReplayKernel* replay() const { return replay_.get(); }
 
  private:
   void layout_frames();
@@ -63,6 +69,7 @@ class LoadedModule {
   std::vector<uint64_t> global_addr_;
   std::vector<FrameLayout> frames_;
   std::vector<KernelLayout> kernels_;  // indexed by function; empty for non-entries
+  std::unique_ptr<const ReplayKernel> replay_;
 };
 
 // Binds every instruction of `m` to its handler; throws LoadError listing each

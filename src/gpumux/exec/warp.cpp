@@ -9,6 +9,7 @@
 #include "gpumux/core/popcount.h"
 #include "gpumux/exec/address_space.h"
 #include "gpumux/exec/loaded_module.h"
+#include "gpumux/exec/replay.h"
 #include "gpumux/exec/thread_block.h"
 
 namespace gpumux::exec {
@@ -32,6 +33,10 @@ Warp::Warp(ThreadBlock& tb, uint32_t index, uint32_t valid_lanes) : tb_(&tb), in
   param_top_ = uint32_t(fl.param_bytes);
   simt_.push_back(SimtEntry{0, kNoPc, valid_lanes});
   if (!valid_lanes) state_ = WarpState::Exited;
+  else if (const ReplayKernel* r = l.module->replay(); r && !r->start(*this)) {
+    exit_lanes(valid_lanes);  // nothing recorded: its threads never run
+    state_ = WarpState::Exited;
+  }
 }
 
 const ptx::Instruction& Warp::next_instruction() const {

@@ -99,6 +99,10 @@ class Warp {
   // once the other lanes have returned from theirs (ops_control.cpp).
   void defer_call(uint32_t later);
   void rebind(ThreadBlock& tb) { tb_ = &tb; }
+  // Trace replay (replay.h): the warp's next instruction is `pc`, executed
+  // by `lanes` (nonzero); its registers, for the replay's hidden state.
+  void replay_at(uint32_t pc, uint32_t lanes) { simt_.back() = SimtEntry{pc, 0xffffffffu, lanes}; }
+  uint64_t* register_lanes(uint32_t r) { return regs_.data() + size_t(r) * kWarpSize; }
   uint8_t* local_ptr(unsigned lane, uint64_t offset, uint64_t bytes);
   uint8_t* param_ptr(unsigned lane, uint64_t offset, uint64_t bytes);
   const Frame& frame() const { return frames_.back(); }

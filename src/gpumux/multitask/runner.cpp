@@ -227,6 +227,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, const RunOptions
           if (app.attached && !attached) throw ApiError(fmt::format("app {} is attached, but nothing serves it", app.name));
           check = app.attached ? attached(app, alone, c)
                   : app.user   ? run_user_program(*app.user, *c.ctx, app.seed)
+                  : app.trace  ? run_trace_program(*app.trace, *c.ctx)
                                : workloads::run_workload(*app.benchmark, *c.ctx, app.size, app.seed);
         } catch (const std::runtime_error& e) {
           // A device fault or bad API use ends this application only, as a

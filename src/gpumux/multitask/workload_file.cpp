@@ -153,6 +153,7 @@ std::shared_ptr<UserProgram> parse_user_program(StrictTable& t, const toml::tabl
 
 std::string AppSpec::program() const {
   if (attached) return "attached";
+  if (trace) return "trace:" + trace->list.dir.filename().string();
   return benchmark ? benchmark->name : "ptx:" + std::filesystem::path(user->ptx_file).filename().string();
 }
 
@@ -165,6 +166,7 @@ std::string AppSpec::identity() const {
   if (attached) return fmt::format("attached program {}{}", name, cpu);
   if (benchmark)
     return fmt::format("benchmark {} size {} seed {}{}", benchmark->name, workloads::size_name(size), seed, cpu);
+  if (trace) return fmt::format("trace {:016x}{}", trace->hash, cpu);
   // The PTX text and the host program, in a canonical form.
   std::string s = fmt::format("ptx {:016x} seed {}{}", fnv1a64(user->ptx_text), seed, cpu);
   for (const auto& b : user->buffers) {
@@ -460,7 +462,7 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
     StrictTable t(at, path, w.source);
     AppSpec a;
     if (attached) {
-      for (const char* key : {"benchmark", "ptx", "size", "seed", "events", "qos_goal"})
+      for (const char* key : {"benchmark", "ptx", "trace", "size", "seed", "events", "qos_goal"})
         if (const toml::node* n = t.node(key))
           t.fail(*n, key, "cannot apply to a program attached to gpumux serve (it brings its own kernels and inputs)");
       if (!t.node("name"))
@@ -470,8 +472,10 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
     }
     auto bench = t.get<std::string>("benchmark", "a benchmark name");
     auto ptx = t.get<std::string>("ptx", "a PTX file name");
-    if (!attached && bench.has_value() == ptx.has_value())
-      throw LoadError(fmt::format("{}: {}: give either 'benchmark' (the workload library) or 'ptx' (your own kernels)",
+    auto trace_dir = t.get<std::string>("trace", "an Accel-Sim trace folder");
+    if (!attached && int(bench.has_value()) + int(ptx.has_value()) + int(trace_dir.has_value()) != 1)
+      throw LoadError(fmt::format("{}: {}: give one of 'benchmark' (the workload library), 'ptx' (your own kernels) "
+                                  "or 'trace' (an Accel-Sim trace folder)",
                                   where(at, w.source), path));
     if (bench) {
       if (const toml::node* o = t.node("output_dir"))
@@ -486,6 +490,15 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
                workloads::missing_size_message(*a.benchmark, a.size));
     } else if (ptx) {
       a.user = parse_user_program(t, at, dir, *ptx);
+    } else if (trace_dir) {
+      for (const char* key : {"size", "output_dir", "events"})
+        if (const toml::node* n = t.node(key))
+          t.fail(*n, key, "does not apply to a trace application: it replays what was recorded");
+      try {
+        a.trace = load_trace_program(dir / *trace_dir);
+      } catch (const LoadError& e) {
+        t.fail(*t.node("trace"), "trace", e.what());
+      }
     }
     read_app_options(t, a);
     if (const toml::node* b = t.node("warp_budget")) {
@@ -522,7 +535,9 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
       if (n->empty()) t.fail(*t.node("name"), "name", "must not be empty");
       a.name = *n;
     } else {
-      std::string base = a.benchmark ? a.benchmark->name : std::filesystem::path(*ptx).stem().string();
+      std::string base = a.benchmark ? a.benchmark->name
+                         : ptx       ? std::filesystem::path(*ptx).stem().string()
+                                     : a.trace->list.dir.filename().string();
       int uses = name_uses[base]++;
       a.name = uses ? fmt::format("{}-{}", base, uses + 1) : base;
     }
@@ -585,8 +600,8 @@ void validate(const WorkloadFile& w) {
   if (w.apps.size() > 64)  // each gets its own physical address range (sm_lsu.cpp)
     throw LoadError(fmt::format("{}: {} applications; at most 64 are supported", w.source, w.apps.size()));
   for (const AppSpec& a : w.apps)
-    if (int(bool(a.benchmark)) + int(bool(a.user)) + int(a.attached) != 1)
-      throw LoadError(fmt::format("{}: app '{}' needs either a benchmark or a PTX program", w.source, a.name));
+    if (int(bool(a.benchmark)) + int(bool(a.user)) + int(bool(a.trace)) + int(a.attached) != 1)
+      throw LoadError(fmt::format("{}: app '{}' needs one of a benchmark, a PTX program or a trace", w.source, a.name));
   auto names = frontend::sharing_policy_names();
   if (std::find(names.begin(), names.end(), w.policy) == names.end())
     throw LoadError(fmt::format("{}: policy.name: unknown sharing policy '{}' (known: {})", w.source, w.policy,

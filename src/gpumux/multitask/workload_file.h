@@ -33,7 +33,8 @@
 //
 //   [[app]]
 //   benchmark = "sgemm"                 # from the workload library (gpumux list), or
-//                                       # ptx = "file.ptx" + a declarative host program (user_program.h)
+//                                       # ptx = "file.ptx" + a declarative host program (user_program.h), or
+//                                       # trace = "DIR": an Accel-Sim trace folder (trace_program.h)
 //   name = "sgemm"                      # unique; default: the benchmark name (suffixed if repeated)
 //   size = "tiny"                       # tiny, medium, small, large
 //   arrival_cycle = 0                   # core cycle its host program starts
@@ -60,6 +61,7 @@
 #include "gpumux/frontend/copy_engine.h"
 #include "gpumux/frontend/sharing_policy.h"
 #include "gpumux/multitask/convergence.h"
+#include "gpumux/multitask/trace_program.h"
 #include "gpumux/multitask/user_program.h"
 #include "workload.h"
 
@@ -67,10 +69,11 @@ namespace gpumux::multitask {
 
 struct AppSpec {
   std::string name;
-  // Exactly one of: a benchmark of the workload library, or the user's PTX
-  // with a declarative host program.
+  // Exactly one of: a benchmark of the workload library, the user's PTX
+  // with a declarative host program, or a trace folder.
   const workloads::WorkloadSpec* benchmark = nullptr;
   std::shared_ptr<const UserProgram> user;
+  std::shared_ptr<const TraceProgram> trace;
   // Or (gpumux serve): a program attached over a socket as GPUMUX_APP=name.
   bool attached = false;
   workloads::Size size = workloads::Size::Tiny;
@@ -82,7 +85,7 @@ struct AppSpec {
   double cpu_gap_us = 0;  // host code between API calls (runtime::Context::set_cpu_gap_ns)
   std::optional<runtime::ArrivalProcess> events;  // its requests arrive as events (runtime/events.h)
 
-  // "sgemm" or "ptx:saxpy.ptx", for reports.
+  // "sgemm", "ptx:saxpy.ptx" or "trace:DIR", for reports.
   std::string program() const;
   // Everything that determines what the application does, for the isolated-run cache.
   std::string identity() const;

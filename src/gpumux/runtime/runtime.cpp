@@ -191,8 +191,11 @@ Module& Context::load_module_file(const std::string& path) {
 }
 
 Module& Context::load_module_string(const std::string& text, const std::string& name) {
-  modules_.push_back(std::unique_ptr<Module>(
-      new Module(std::make_unique<exec::LoadedModule>(text, name, *mem_))));
+  return add_module(std::make_unique<exec::LoadedModule>(text, name, *mem_));
+}
+
+Module& Context::add_module(std::unique_ptr<exec::LoadedModule> m) {
+  modules_.push_back(std::unique_ptr<Module>(new Module(std::move(m))));
   return *modules_.back();
 }
 

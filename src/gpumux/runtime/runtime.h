@@ -280,6 +280,8 @@ class Context {
   // Modules. Bad or unsupported PTX throws LoadError naming file:line.
   Module& load_module_file(const std::string& path);
   Module& load_module_string(const std::string& ptx_text, const std::string& name);
+  // A module built outside the PTX path (a trace kernel, trace/replay_module.h).
+  Module& add_module(std::unique_ptr<exec::LoadedModule> m);
   void memcpy_to_symbol(const Module& m, const std::string& sym, const void* src, uint64_t bytes,
                         uint64_t offset = 0);
   void memcpy_from_symbol(void* dst, const Module& m, const std::string& sym, uint64_t bytes,

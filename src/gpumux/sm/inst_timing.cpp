@@ -192,7 +192,11 @@ ModuleTiming::ModuleTiming(const exec::LoadedModule& m, const SmParams& p) {
       pool_.insert(pool_.end(), dst.begin(), dst.end());
       funcs_[f].push_back(t);
     }
-    live_.push_back(fn.is_extern ? std::vector<uint32_t>(fn.insts.size(), 0) : ptx::live_units_before(fn));
+    // A replayed trace has no control-flow graph: a live-register save keeps
+    // every register the trace header declares.
+    if (fn.is_extern) live_.emplace_back(fn.insts.size(), 0);
+    else if (m.replay()) live_.emplace_back(fn.insts.size(), m.kernel(uint32_t(f)).resources.registers);
+    else live_.push_back(ptx::live_units_before(fn));
   }
 }
 

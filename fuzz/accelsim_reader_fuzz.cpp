@@ -1,0 +1,24 @@
+// libFuzzer target: the Accel-Sim trace reader must reject any malformed
+// kernel file or command list with a LoadError and never crash, hang or
+// leak. Builds the representative instruction of every traced PC too.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "gpumux/core/error.h"
+#include "gpumux/trace/accelsim_reader.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace gpumux::trace;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  try {
+    TraceKernel k = parse_kernel_trace(text, "fuzz.traceg");
+    for (const StaticInst& s : k.code) representative(s.info, s.opcode);
+  } catch (const gpumux::LoadError&) {
+  }
+  try {
+    parse_trace_list(text, "kernelslist.g");
+  } catch (const gpumux::LoadError&) {
+  }
+  return 0;
+}

@@ -1,0 +1,181 @@
+// Trace applications (workload files' trace = "DIR", docs/accelsim-trace.md)
+// end to end: traces written by the exporter replay through the timing model
+// with the PTX run's instruction count and close to its cycles; they share
+// the GPU under smk-even, a QoS quota scheme and ppq's preemption mechanisms;
+// a hand-written folder in the tracer's unprocessed layout runs too.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "gpumux/core/error.h"
+#include "gpumux/multitask/runner.h"
+#include "gpumux/runtime/runtime.h"
+#include "gpumux/trace/accelsim_writer.h"
+#include "multitask/run_test_util.h"
+
+namespace gpumux::multitask {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The exporter's trace of library benchmark `name` at tiny (seed 1), made once per test binary.
+fs::path exported(const std::string& name) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "gpumux-trace-apps" / name;
+  if (fs::exists(dir / "kernelslist.g")) return dir;
+  fs::remove_all(dir);
+  trace::AccelsimTraceWriter writer(dir);
+  runtime::Device dev;
+  dev.backend().set_observer(&writer);
+  runtime::Context& ctx = dev.create_context(name);
+  EXPECT_TRUE(workloads::run_workload(*workloads::find_workload(name), ctx, workloads::Size::Tiny, 1).passed);
+  dev.backend().set_observer(nullptr);
+  return dir;
+}
+
+AppSpec trace_app(const std::string& name, const fs::path& dir) {
+  AppSpec a;
+  a.name = name;
+  a.trace = load_trace_program(dir);
+  return a;
+}
+
+RunOptions no_baselines() {
+  RunOptions o;
+  o.baselines = false;
+  o.use_cache = false;
+  return o;
+}
+
+using test::benchmark_app;
+using test::expect_all_passed;
+using test::gtx980_workload;
+
+Cycle kernel_cycles(const RunResult& r, uint32_t app) {
+  return kernel_busy_cycles(r.kernels, app, r.apps.at(app).runs.at(0));
+}
+
+// Exporter -> reader -> timing model, against the PTX-driven run on the same
+// preset (gtx980). One trace line per PTX instruction, so the warp
+// instructions are the same; the cycles differ where the trace loses what the
+// PTX run times (ld.param as MOV, integer division as IMAD, vector loads'
+// other destination registers). docs/accelsim-trace.md has the whole table.
+TEST(TraceApp, RoundTripOfLibraryBenchmarks) {
+  struct Pinned {
+    const char* name;
+    Cycle trace_cycles;
+  };
+  for (const Pinned& p : {Pinned{"vecadd", 4570}, Pinned{"hotspot", 6434}, Pinned{"histo", 9432}, Pinned{"sgemm", 51973}}) {
+    RunResult ptx = run_workload(gtx980_workload({benchmark_app(p.name)}, "fcfs"), no_baselines());
+    RunResult replay = run_workload(gtx980_workload({trace_app(p.name, exported(p.name))}, "fcfs"), no_baselines());
+    expect_all_passed(ptx);
+    expect_all_passed(replay);
+    EXPECT_EQ(replay.apps[0].warp_insts, ptx.apps[0].warp_insts) << p.name;
+    const double ratio = double(kernel_cycles(replay, 0)) / double(kernel_cycles(ptx, 0));
+    EXPECT_NEAR(ratio, 1.0, 0.15) << p.name;
+    EXPECT_EQ(kernel_cycles(replay, 0), p.trace_cycles) << p.name << " (ratio " << ratio << ")";
+  }
+}
+
+TEST(TraceApp, BesideAPtxBenchmarkUnderSmkEven) {
+  WorkloadFile w = gtx980_workload({trace_app("vecadd-trace", exported("vecadd")), benchmark_app("stencil")},
+                                   "smk-even");
+  w.overrides = {"frontend.check_invariants=true"};
+  RunResult a = run_workload(w, no_baselines());
+  RunResult b = run_workload(w, no_baselines());
+  expect_all_passed(a);
+  RunResult alone = run_workload(gtx980_workload({trace_app("vecadd-trace", exported("vecadd"))}, "fcfs"),
+                                 no_baselines());
+  EXPECT_EQ(a.apps[0].warp_insts, alone.apps[0].warp_insts);
+  EXPECT_GT(a.apps[1].warp_insts, 0u);
+  EXPECT_EQ(a.cycles, b.cycles);  // deterministic
+  EXPECT_EQ(a.apps[0].runs[0].end, b.apps[0].runs[0].end);
+}
+
+TEST(TraceApp, UnderAQosQuotaScheme) {
+  WorkloadFile w = gtx980_workload({trace_app("hotspot-trace", exported("hotspot")), benchmark_app("lbm")},
+                                   "smk-even");
+  w.overrides = {"gpu.num_sms=4", "qos.epoch_cycles=1000"};
+  w.quota_scheme = "naive";
+  w.apps[0].qos_goal = 0.8;
+  w.policy_options.qos_apps = {0};
+  w.policy_options.num_apps = 2;
+  RunOptions o = no_baselines();
+  o.cache_dir = fs::path(::testing::TempDir()) / "gpumux-trace-qos-cache";
+  RunResult r = run_workload(w, o);
+  expect_all_passed(r);
+  ASSERT_FALSE(r.qos.empty());
+  for (const KernelQos& q : r.qos) {
+    EXPECT_EQ(q.app, 0u);
+    EXPECT_GT(q.goal_ipc, 0);
+  }
+}
+
+// A high-priority PTX app arrives while the trace app's long kernel runs:
+// ppq takes SMs back with each mechanism. A switched TB resumes at its warps'
+// saved trace positions and a flushed one replays from its start, so the
+// trace app issues exactly its instructions (plus, after flushes, the
+// discarded ones).
+TEST(TraceApp, PreemptedUnderPpqByEachMechanism) {
+  RunResult alone = run_workload(gtx980_workload({trace_app("spmv-trace", exported("spmv"))}, "fcfs"),
+                                 no_baselines());
+  for (const std::string m : {"drain", "switch", "flush"}) {
+    AppSpec urgent = benchmark_app("vecadd");
+    urgent.priority = 1;
+    urgent.arrival = 60000;
+    WorkloadFile w = gtx980_workload({trace_app("spmv-trace", exported("spmv")), urgent}, "ppq");
+    w.policy_options.preemption.mechanism = m;
+    w.overrides = {"frontend.check_invariants=true"};
+    RunResult r = run_workload(w, no_baselines());
+    expect_all_passed(r);
+    uint32_t switched = 0, flushed = 0;
+    for (const frontend::PreemptionRecord& p : r.preemptions) {
+      switched += p.switched;
+      flushed += p.flushed;
+    }
+    EXPECT_FALSE(r.preemptions.empty()) << m;
+    EXPECT_EQ(switched > 0, m == "switch") << m;
+    EXPECT_EQ(flushed > 0, m == "flush") << m;
+    if (m == "flush") {
+      EXPECT_GT(r.apps[0].warp_insts, alone.apps[0].warp_insts);
+    } else {
+      EXPECT_EQ(r.apps[0].warp_insts, alone.apps[0].warp_insts) << m;
+    }
+  }
+}
+
+// tests/data/accelsim/raw-vecadd: a Turing trace in the tracer's unprocessed
+// layout (kernelslist and kernel-1.trace, TB and warp on every line).
+TEST(TraceApp, HandWrittenUnprocessedLayoutFolder) {
+  WorkloadFile w = parse_workload("[policy]\nname = \"smk-even\"\n[run]\nrestart = false\n"
+                                  "[[app]]\ntrace = \"raw-vecadd/\"\n"
+                                  "[[app]]\nbenchmark = \"vecadd\"\n",
+                                  "w.toml", std::string(GPUMUX_SOURCE_DIR) + "/tests/data/accelsim");
+  EXPECT_EQ(w.apps[0].name, "raw-vecadd");
+  EXPECT_EQ(w.apps[0].program(), "trace:raw-vecadd");
+  RunResult r = run_workload(w, no_baselines());
+  expect_all_passed(r);
+  ASSERT_EQ(r.apps[0].runs.size(), 1u);
+  EXPECT_EQ(r.apps[0].warp_insts, 4u * 2 * 13);  // 4 TBs of 2 warps, 13 instructions each
+  size_t trace_copies = 0;
+  for (const frontend::CopyRecord& c : r.copies) trace_copies += c.app == 0 && c.bytes == 1024;
+  EXPECT_EQ(trace_copies, 2u);  // its two MemcpyHtoD
+}
+
+TEST(TraceApp, WorkloadFileErrors) {
+  auto error_of = [](const std::string& app) {
+    try {
+      parse_workload("[[app]]\n" + app, "w.toml", std::string(GPUMUX_SOURCE_DIR) + "/tests/data/accelsim");
+    } catch (const LoadError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("trace = \"missing\"\n").find("w.toml:2"), std::string::npos) << error_of("trace = \"missing\"\n");
+  EXPECT_NE(error_of("trace = \"missing\"\n").find("no kernelslist.g"), std::string::npos);
+  EXPECT_NE(error_of("trace = \"raw-vecadd\"\nsize = \"small\"\n").find("does not apply to a trace application"),
+            std::string::npos);
+  EXPECT_NE(error_of("trace = \"raw-vecadd\"\nbenchmark = \"vecadd\"\n").find("give one of"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpumux::multitask
