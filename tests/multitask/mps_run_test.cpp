@@ -1,6 +1,7 @@
 // The sharing policy mps end to end: a client's active-thread percentage caps
 // the SMs its kernels run on, read back from the per-SM statistics (TBs
-// completed per SM and kernel), and both clients pass their CPU checks.
+// completed per SM and kernel), and both clients pass their CPU checks; a
+// client's device fault reaches the other clients unless fault isolation is on.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -52,6 +53,32 @@ TEST(MpsRun, RangesFollowEachOtherAndWrapAround) {
   RunResult r = run_pair({{0, 20}, {1, 80}});
   EXPECT_EQ(sms_used(r, "sgemm", 8), (std::set<uint32_t>{0, 1}));
   EXPECT_EQ(sms_used(r, "hotspot", 8), (std::set<uint32_t>{2, 3, 4, 5, 6, 7, 0}));
+}
+
+// NVIDIA's MPS: a fatal fault of one client reaches every client of the
+// server, whose running and later kernels fail with the same error.
+TEST(MpsRun, AClientsFaultReachesEveryClient) {
+  WorkloadFile w = test::gtx980_workload({benchmark_app("sgemm"), test::faulting_app(), benchmark_app("stencil")}, "mps");
+  RunOptions o;
+  o.baselines = false;
+  o.overrides = {"frontend.check_invariants=true"};
+  RunResult r = run_workload(w, o);
+  ASSERT_EQ(r.apps.size(), 3u);
+  EXPECT_NE(r.apps[1].error.find("invalid global write access"), std::string::npos) << r.apps[1].error;
+  for (size_t i : {0u, 2u}) {
+    EXPECT_NE(r.apps[i].error.find("invalid global write access"), std::string::npos) << r.apps[i].error;
+    EXPECT_NE(r.apps[i].error.find("raised by kernel faulty.oob of another MPS client"), std::string::npos)
+        << r.apps[i].name << ": " << r.apps[i].error;
+  }
+  // With fault isolation the others run on and pass their checks.
+  w.policy_options.mps_fault_isolation = true;
+  r = run_workload(w, o);
+  EXPECT_NE(r.apps[1].error.find("invalid global write access"), std::string::npos) << r.apps[1].error;
+  for (size_t i : {0u, 2u}) {
+    EXPECT_TRUE(r.apps[i].error.empty()) << r.apps[i].name << ": " << r.apps[i].error;
+    ASSERT_EQ(r.apps[i].runs.size(), 1u);
+    EXPECT_TRUE(r.apps[i].runs[0].passed) << r.apps[i].runs[0].detail;
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <string_view>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,38 @@ inline WorkloadFile gtx980_workload(std::vector<AppSpec> apps, const std::string
   w.policy = policy;
   w.apps = std::move(apps);
   return w;
+}
+
+// An application named `name` whose kernel stores out of bounds: its run
+// faults with "invalid global write access".
+inline AppSpec faulting_app(const std::string& name = "faulty") {
+  static constexpr std::string_view kPtx = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry oob(.param .u64 p)
+{
+  .reg .b64 %rd<3>;
+  .reg .b32 %r<2>;
+  ld.param.u64 %rd1, [p];
+  add.u64 %rd2, %rd1, 16777216;
+  mov.u32 %r1, 7;
+  st.global.u32 [%rd2], %r1;
+  ret;
+}
+)";
+  auto run = [](runtime::Context& ctx, runtime::Module& mod, workloads::Size, uint64_t) -> workloads::CheckResult {
+    runtime::DevPtr p = ctx.malloc(4096);
+    ctx.launch(mod.kernel("oob"), {4}, {64}, p);
+    ctx.synchronize();
+    return {true, "no fault?"};
+  };
+  static const workloads::WorkloadSpec kSpec{"oob", "out-of-bounds store", "test", kPtx,
+                                             {"4 TBs", "4 TBs", "4 TBs", "4 TBs"}, +run};
+  AppSpec a;
+  a.name = name;
+  a.benchmark = &kSpec;
+  return a;
 }
 
 // Every application ran and every run passed its CPU check.

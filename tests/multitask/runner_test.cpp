@@ -56,37 +56,8 @@ TEST(MultiAppRun, FourAppsUnderEveryPolicy) {
 }
 
 // A faulting application is terminated and reported; the others complete.
-std::string_view oob_ptx() {
-  return R"(
-.version 7.0
-.target sm_70
-.address_size 64
-.visible .entry oob(.param .u64 p)
-{
-  .reg .b64 %rd<3>;
-  .reg .b32 %r<2>;
-  ld.param.u64 %rd1, [p];
-  add.u64 %rd2, %rd1, 16777216;
-  mov.u32 %r1, 7;
-  st.global.u32 [%rd2], %r1;
-  ret;
-}
-)";
-}
-
-workloads::CheckResult run_oob(runtime::Context& ctx, runtime::Module& mod, workloads::Size, uint64_t) {
-  runtime::DevPtr p = ctx.malloc(4096);
-  ctx.launch(mod.kernel("oob"), {4}, {64}, p);
-  ctx.synchronize();
-  return {true, "no fault?"};
-}
-
 TEST(MultiAppRun, FaultingAppIsTerminatedOthersRunOn) {
-  workloads::WorkloadSpec bad{"oob", "out-of-bounds store", "test", oob_ptx(), {"4 TBs", "4 TBs", "4 TBs", "4 TBs"}, &run_oob};
-  AppSpec faulty;
-  faulty.name = "faulty";
-  faulty.benchmark = &bad;
-  WorkloadFile w = workload({app("sgemm"), faulty, app("stencil")}, "smk-even");
+  WorkloadFile w = workload({app("sgemm"), test::faulting_app(), app("stencil")}, "smk-even");
   RunResult r = run_workload(w, no_baselines());
   EXPECT_FALSE(r.all_passed());
   EXPECT_NE(r.apps[1].error.find("invalid global write access"), std::string::npos) << r.apps[1].error;
@@ -324,13 +295,9 @@ TEST(MultiAppRun, LateArrivalDuringALongCopyUnderPpqWithContextSwitch) {
 // An app whose isolated run faults: the shared run is still reported, that
 // app's baseline and every metric are marked unavailable.
 TEST(MultiAppRun, AFaultingBaselineLeavesTheSharedRunReported) {
-  workloads::WorkloadSpec bad{"oob", "out-of-bounds store", "test", oob_ptx(), {"4 TBs", "4 TBs", "4 TBs", "4 TBs"}, &run_oob};
-  AppSpec faulty;
-  faulty.name = "faulty";
-  faulty.benchmark = &bad;
   RunOptions o;
   o.use_cache = false;
-  RunResult r = run_workload(workload({app("pc"), faulty}, "smk-even"), o);
+  RunResult r = run_workload(workload({app("pc"), test::faulting_app()}, "smk-even"), o);
   EXPECT_FALSE(r.all_passed());
   EXPECT_TRUE(r.apps[0].alone_error.empty()) << r.apps[0].alone_error;
   EXPECT_GT(r.apps[0].alone, 0.0);
@@ -348,7 +315,7 @@ TEST(MultiAppRun, AFaultingBaselineLeavesTheSharedRunReported) {
   EXPECT_TRUE(j["metrics"].is_null());
 
   // Alone, the run is its own isolated run: not simulated twice.
-  RunResult alone = run_workload(workload({faulty}, "fcfs"), o);
+  RunResult alone = run_workload(workload({test::faulting_app()}, "fcfs"), o);
   EXPECT_EQ(alone.apps[0].alone_error, "this run is its isolated run, and it failed");
 }
 

@@ -312,6 +312,16 @@ TEST(WorkloadFile, MpsActiveThreadPercentage) {
             "w.toml:5: app[0].active_thread_percentage: 0 is outside [1, 100]");
 }
 
+// mps: fault isolation off by default (NVIDIA's MPS), refused with other policies.
+TEST(WorkloadFile, MpsFaultIsolation) {
+  EXPECT_FALSE(with_policy("name = \"mps\"\n").policy_options.mps_fault_isolation);
+  EXPECT_TRUE(with_policy("name = \"mps\"\nfault_isolation = true\n").policy_options.mps_fault_isolation);
+  EXPECT_EQ(policy_error("name = \"fcfs\"\nfault_isolation = true\n"),
+            "w.toml:3: policy.fault_isolation: only used with policy mps, not 'fcfs'");
+  EXPECT_EQ(policy_error("name = \"mps\"\nfault_isolation = 1\n"),
+            "w.toml:3: policy.fault_isolation: expected true or false");
+}
+
 // mig: a profile per app, checked against the workload's GPU with file:line.
 TEST(WorkloadFile, MigProfiles) {
   const std::string head = "gpu = \"a100\"\n[policy]\nname = \"mig\"\n";

@@ -94,6 +94,11 @@ struct PolicyOptions {
   double timeslice_us = 2000;
   // mps: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of the clients that set one below 100, by app id.
   std::map<uint32_t, uint32_t> mps_percent_by_app;
+  // mps: whether a client's device fault stays its own. False, as NVIDIA
+  // documents MPS ("MPS Error Containment", Volta and later): a fatal fault
+  // of one client reaches every client of the server on that GPU. True: the
+  // containment research on fault-resilient MPS asks for.
+  bool mps_fault_isolation = false;
   WarpedSlicerOptions warped_slicer;
   // mig: the profile name of each application's GPU instance ("3g.20gb"), by app id.
   std::map<uint32_t, std::string> mig_profile_by_app;
@@ -151,6 +156,10 @@ class SharingPolicy {
   // when it attaches: mps reads CUDA_MPS_ACTIVE_THREAD_PERCENTAGE from it.
   // Takes effect at the next repartition (the program's first kernel).
   virtual void client_environment(uint32_t /*app*/, std::span<const std::string> /*env*/) {}
+  // Whether a device fault of one application's kernel ends the kernels of
+  // every application that has launched one (their shared context, mps):
+  // the dispatcher then faults their running and later kernels.
+  virtual bool faults_reach_every_app() const { return false; }
   // Policies that partition the whole GPU, memory included (mig): called once
   // when the GPU is built. Empty: the memory system is shared.
   virtual std::optional<HardwareInstances> partition_hardware(const GpuParams&) { return std::nullopt; }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gpumux/core/error.h"
 #include "gpumux/exec/builtins/services.h"
 #include "gpumux/frontend/invariants.h"
 #include "gpumux/frontend/policies/common.h"
@@ -69,6 +70,7 @@ size_t TbDispatcher::enqueue(std::unique_ptr<sm::KernelInstance> k, uint32_t str
   Running r;
   r.record = add_record(*k, stream, std::move(name), now);
   r.launch_latency = launch_latency.value_or(p_.launch_latency);
+  if (spread_fault_ && k->app != fault_source_app_) k->fault = spread_fault_;
   StreamId s{k->app, stream};
   r.kernel = std::move(k);
   push(std::move(r), s, now);
@@ -197,6 +199,8 @@ Cycle TbDispatcher::tick(Cycle now) {
         r.preempted.pop_front();
         ended = count_done(r, now);
       }
+    // A launch faulted by another's fault (spread_fault) may have no TB left to count.
+    if (r.kernel->fault && !ended) ended = end_if_done(r, now);
     if (!ended) ++i;
   }
   if (switch_after_) next = std::min(next, escalate(now));
@@ -275,8 +279,13 @@ void TbDispatcher::tb_done(uint32_t sm, sm::KernelInstance& k, uint64_t tb_index
 }
 
 bool TbDispatcher::count_done(Running& r, Cycle now) {
+  ++r.tbs_done;
+  return end_if_done(r, now);
+}
+
+bool TbDispatcher::end_if_done(Running& r, Cycle now) {
   // A faulted launch ends when the TBs it dispatched have been aborted.
-  if (++r.tbs_done < r.tbs_to_run() || !r.preempted.empty()) return false;
+  if (r.tbs_done < r.tbs_to_run() || !r.preempted.empty()) return false;
   active_.erase(std::find(active_.begin(), active_.end(), &r));
   r.grid_done = true;
   if (r.children == r.tails.size()) children_done(r, now);
@@ -293,6 +302,7 @@ void TbDispatcher::retire(Running& r, Cycle now) {
   rec.thread_insts = k.thread_insts;
   rec.fault = k.fault;
   rec.done = true;
+  if (k.fault && !spread_fault_ && policy_->faults_reach_every_app()) spread_fault(k, rec);
   rec.shared_bytes = k.needs.shared_bytes;
   if (k.tbs_finished) rec.tb_cycles = double(k.tb_cycles_finished) / double(k.tbs_finished);
   if (!sms_.empty())
@@ -344,6 +354,27 @@ std::string TbDispatcher::describe_wait() const {
     if (blocked) s += fmt::format(", {} of them still hold another kernel's TBs", blocked);
   }
   return s;
+}
+
+void TbDispatcher::spread_fault(const sm::KernelInstance& k, const KernelRecord& rec) {
+  std::exception_ptr& given = spread_fault_;
+  fault_source_app_ = k.app;
+  try {
+    std::rethrow_exception(k.fault);
+  } catch (const DeviceFault& f) {
+    // Same reason, so the same CUDA error; the site is the faulting client's.
+    given = std::make_exception_ptr(DeviceFault(
+        fmt::format("{}; raised by kernel {} of another MPS client (a fatal fault of one client reaches every "
+                    "client)",
+                    f.reason(), rec.label),
+        f.site()));
+  } catch (...) {
+    given = k.fault;
+  }
+  for (auto& [sid, q] : streams_)
+    for (Running& r : q)
+      if (sid.first != k.app && !r.kernel->fault) r.kernel->fault = given;
+  wake();
 }
 
 }  // namespace gpumux::frontend

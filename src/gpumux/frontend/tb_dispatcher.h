@@ -248,6 +248,8 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   // removes r from the active kernels and returns true. The launch then ends
   // (destroying r) unless children of it are still to complete.
   bool count_done(Running& r, Cycle now);
+  // The part of count_done after the count: ends r if none of its TBs is left.
+  bool end_if_done(Running& r, Cycle now);
   // Ends the launch: its record, listeners, the next kernel of its stream; a
   // parent whose last child this was ends too.
   void retire(Running& r, Cycle now);
@@ -257,6 +259,10 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   // A new record for `k` (counted as pending for its application).
   size_t add_record(const sm::KernelInstance& k, uint32_t stream, std::string name, Cycle now);
   void push(Running r, StreamId s, Cycle now);
+  // Policies whose applications share one context (mps): gives the fault of
+  // k (recorded in rec) to every other application: their queued and running
+  // launches end as faulted ones do, and so will their later launches.
+  void spread_fault(const sm::KernelInstance& k, const KernelRecord& rec);
 
   // Preemption (tb_dispatcher_preempt.cpp).
   // Preempts, on every SM some kernel may place TBs on, the TBs other
@@ -284,6 +290,8 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   std::vector<Running*> active_;  // in dispatch-priority order
   std::vector<KernelRecord> records_;
   std::vector<uint32_t> pending_per_app_;  // queued or running kernels
+  std::exception_ptr spread_fault_;  // what spread_fault gave every application but fault_source_app_
+  uint32_t fault_source_app_ = 0;
   size_t next_sm_ = 0;
   uint32_t next_device_stream_ = kDeviceStreamBase;
   // Device streams are numbered from here (host streams count from 0, event

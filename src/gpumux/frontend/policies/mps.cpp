@@ -9,7 +9,9 @@
 // at most the GPU's are disjoint; clients without a limit use every SM. A
 // served program's own CUDA_MPS_ACTIVE_THREAD_PERCENTAGE replaces the
 // workload file's value for it (which stands for the control daemon's
-// default), as the client's setting does on real MPS.
+// default), as the client's setting does on real MPS. A client's device
+// fault reaches every client unless `fault_isolation` is set
+// (PolicyOptions::mps_fault_isolation).
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -25,8 +27,10 @@ namespace {
 
 class MpsPolicy final : public SharingPolicy {
  public:
-  explicit MpsPolicy(std::map<uint32_t, uint32_t> percent_by_app) : percent_by_app_(std::move(percent_by_app)) {}
+  MpsPolicy(std::map<uint32_t, uint32_t> percent_by_app, bool fault_isolation)
+      : percent_by_app_(std::move(percent_by_app)), fault_isolation_(fault_isolation) {}
   std::string_view name() const override { return "mps"; }
+  bool faults_reach_every_app() const override { return !fault_isolation_; }
 
   void client_environment(uint32_t app, std::span<const std::string> env) override {
     constexpr std::string_view kKey = "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=";
@@ -64,6 +68,7 @@ class MpsPolicy final : public SharingPolicy {
 
  private:
   std::map<uint32_t, uint32_t> percent_by_app_;       // limited clients only (below 100)
+  bool fault_isolation_;
   uint32_t num_sms_ = 0;
   std::map<uint32_t, std::pair<uint32_t, uint32_t>> ranges_;  // app -> first SM, SM count
 };
@@ -71,7 +76,7 @@ class MpsPolicy final : public SharingPolicy {
 }  // namespace
 
 std::unique_ptr<SharingPolicy> make_mps(const PolicyOptions& o) {
-  return std::make_unique<MpsPolicy>(o.mps_percent_by_app);
+  return std::make_unique<MpsPolicy>(o.mps_percent_by_app, o.mps_fault_isolation);
 }
 
 }  // namespace gpumux::frontend
