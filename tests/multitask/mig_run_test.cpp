@@ -150,10 +150,7 @@ DONE:
   };
   static const workloads::WorkloadSpec kSpec{"stream", "streams 4 MB through DRAM", "memory", kPtx,
                                              {"n=2^20", "n=2^20", "n=2^20", "n=2^20"}, +run};
-  AppSpec a;
-  a.name = name;
-  a.benchmark = &kSpec;
-  return a;
+  return test::spec_app(name, kSpec);
 }
 
 // Slowdown of each application's kernels beside the other, against the same

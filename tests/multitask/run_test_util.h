@@ -32,6 +32,14 @@ inline WorkloadFile gtx980_workload(std::vector<AppSpec> apps, const std::string
   return w;
 }
 
+// A test's own benchmark `spec` (static: it outlives the run) as application `name`.
+inline AppSpec spec_app(const std::string& name, const workloads::WorkloadSpec& spec) {
+  AppSpec a;
+  a.name = name;
+  a.benchmark = &spec;
+  return a;
+}
+
 // An application named `name` whose kernel stores out of bounds: its run
 // faults with "invalid global write access".
 inline AppSpec faulting_app(const std::string& name = "faulty") {
@@ -58,10 +66,7 @@ inline AppSpec faulting_app(const std::string& name = "faulty") {
   };
   static const workloads::WorkloadSpec kSpec{"oob", "out-of-bounds store", "test", kPtx,
                                              {"4 TBs", "4 TBs", "4 TBs", "4 TBs"}, +run};
-  AppSpec a;
-  a.name = name;
-  a.benchmark = &kSpec;
-  return a;
+  return spec_app(name, kSpec);
 }
 
 // Every application ran and every run passed its CPU check.
