@@ -52,7 +52,8 @@ class ServedPrograms : public ::testing::Test {
                                                        "-arch=compute_80"},
                                                       {"device_attributes", "device_attributes", "-arch=compute_80"},
                                                       {"memory_pools", "memory_pools", "-arch=compute_80"},
-                                                      {"managed_prefetch", "managed_prefetch", "-arch=compute_80"}});
+                                                      {"managed_prefetch", "managed_prefetch", "-arch=compute_80"},
+                                                      {"green_contexts", "green_contexts", "-arch=compute_80 -lcuda"}});
   }
   void SetUp() override { gpumux::test::require_cuda_programs(compile_log_); }
 
@@ -319,6 +320,17 @@ TEST_F(ServedPrograms, GraphsOfAnAttachedProgram) {
     EXPECT_EQ(r.server_exit, 0) << program << r.summary << r.server_log;
     EXPECT_NE(r.outputs[0].find(fmt::format("PASS {}", program)), std::string::npos) << r.outputs[0] << r.server_log;
   }
+}
+
+// Green contexts of two attached programs at once (the driver library's
+// streams travel as CreateStream with the SMs): each program's kernels stay on
+// its own green contexts' SMs, which it checks by %smid per TB, while the
+// other program's kernels run beside them under fcfs.
+TEST_F(ServedPrograms, GreenContextsOfTwoAttachedPrograms) {
+  ServeRun r = serve("green", {"16", "16"}, {0, 1}, "--no-baselines", 0, "green_contexts", "name = \"fcfs\"");
+  EXPECT_EQ(r.server_exit, 0) << r.summary << r.server_log;
+  for (const std::string& out : r.outputs)
+    EXPECT_NE(out.find("PASS green_contexts: SMs 0-5 and 6-11"), std::string::npos) << out << r.server_log;
 }
 
 // Managed memory under demand paging (docs/cuda-programs.md): a served

@@ -15,8 +15,10 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -287,8 +289,12 @@ class Context {
   void memcpy_from_symbol(void* dst, const Module& m, const std::string& sym, uint64_t bytes,
                           uint64_t offset = 0);
 
-  // Streams and events.
-  Stream create_stream(int priority = 0);
+  // Streams and events. `sms` (a green context's stream): the SMs its
+  // kernels' TBs may use, by SM id (ApiError for an id beyond the device's
+  // SMs); empty: every SM. The functional backend has no SMs and ignores it.
+  Stream create_stream(int priority = 0, std::span<const uint32_t> sms = {});
+  // The SMs of a stream created with some, as a mask by SM id; null: every SM.
+  const std::vector<bool>* stream_sms(Stream s) const;
   Event create_event();
   void record(Event e, Stream s = {});
   void synchronize();                 // waits for all work of this context
@@ -359,6 +365,7 @@ class Context {
   std::unique_ptr<exec::BuiltinServices> builtins_;
   std::vector<std::unique_ptr<Module>> modules_;
   uint32_t next_stream_ = 1, next_event_ = 1;
+  std::map<uint32_t, std::vector<bool>> stream_sms_;  // create_stream's SM sets, by stream id
   std::vector<double> event_times_;
   std::optional<ArrivalProcess> event_source_;
   struct EventKernel;
