@@ -3,9 +3,10 @@
 // a kernel launched into each stream. Every TB records the SM it ran on
 // (%smid); the host checks that each kernel stayed on its group's SMs, that
 // the groups are disjoint, that a kernel of an ordinary stream may use every
-// SM, and the results against the CPU. Argument: the GPU's SM count; the
-// placement gpumux documents (group i: SMs [i x size, (i + 1) x size)) is
-// checked too (docs/sharing-modes.md, "Green contexts"). With the argument
+// SM, and the results against the CPU. Arguments: the device's SM count and,
+// optionally, its first SM (a MIG instance's); the placement gpumux documents
+// (group i: SMs [first + i x size, first + (i + 1) x size)) is checked too
+// (docs/sharing-modes.md, "Green contexts"). With the argument
 // "unsupported" it calls a driver function gpumux does not implement, which
 // must end the program with the function's name.
 #include <cuda.h>
@@ -70,7 +71,7 @@ std::set<unsigned> finish(Run& r, const std::vector<float>& in) {
 }
 
 int main(int argc, char** argv) {
-  CHECK(argc == 2);
+  CHECK(argc == 2 || argc == 3);
   if (std::string(argv[1]) == "unsupported") {
     CHECK_CU(cuInit(0));
     CUcontext ctx;
@@ -79,6 +80,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const unsigned num_sms = unsigned(std::atoi(argv[1]));
+  const unsigned first = argc == 3 ? unsigned(std::atoi(argv[2])) : 0;
   CHECK_CU_ERR(cuDeviceGetCount(nullptr), CUDA_ERROR_NOT_INITIALIZED);  // before cuInit
   CHECK_CU(cuInit(0));
   int version = 0, count = 0;
@@ -154,17 +156,27 @@ int main(int argc, char** argv) {
     CHECK(used[g].size() <= group_sms);
     for (unsigned sm : used[g]) {
       CHECK(used[1 - g].count(sm) == 0);                        // disjoint groups
-      CHECK(sm >= g * group_sms && sm < (g + 1) * group_sms);  // gpumux's placement
+      CHECK(sm >= first + g * group_sms && sm < first + (g + 1) * group_sms);  // gpumux's placement
     }
   }
   CHECK(used[2].size() > group_sms);  // the ordinary stream is not confined
-  CHECK(*used[2].rbegin() >= 2 * group_sms);  // and reaches the SMs of no group
+  CHECK(*used[2].rbegin() >= first + 2 * group_sms);  // and reaches the SMs of no group
 
   for (int g = 0; g < 2; ++g) {
     CHECK_CU(cuStreamDestroy(streams[g]));
     CHECK_CU(cuGreenCtxDestroy(green[g]));
   }
   CHECK_CUDA(cudaStreamDestroy(plain));
+  // The runtime's entry-point query finds the driver's functions (versioned
+  // names included) and reports the ones gpumux lacks as not found.
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found;
+  CHECK_CUDA(cudaGetDriverEntryPointByVersion("cuGreenCtxCreate", &fn, 12040, cudaEnableDefault, &found));
+  CHECK(found == cudaDriverEntryPointSuccess && fn == reinterpret_cast<void*>(&cuGreenCtxCreate));
+  CHECK_CUDA(cudaGetDriverEntryPoint("cuStreamDestroy", &fn, cudaEnableDefault, &found));
+  CHECK(fn == reinterpret_cast<void*>(&cuStreamDestroy));  // cuda.h's cuStreamDestroy_v2
+  CHECK_CUDA(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 13000, cudaEnableDefault, &found));
+  CHECK(fn == nullptr && found == cudaDriverEntryPointSymbolNotFound);
   const char* text = nullptr;
   CHECK_CU(cuGetErrorString(CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION, &text));
   CHECK(text != nullptr);

@@ -333,6 +333,18 @@ TEST_F(ServedPrograms, GreenContextsOfTwoAttachedPrograms) {
     EXPECT_NE(out.find("PASS green_contexts: SMs 0-5 and 6-11"), std::string::npos) << out << r.server_log;
 }
 
+// Under mig a program's device is its instance: the SM resource green
+// contexts split is the instance's SMs (3g.20gb: SMs 0-41, 4g.20gb: 42-97 of
+// the A100), so each program's groups lie in its instance.
+TEST_F(ServedPrograms, GreenContextsSplitTheSmsOfAMigInstance) {
+  ServeRun r = serve("green-mig", {"42 0", "56 42"}, {0, 1}, "--no-baselines", 0, "green_contexts", "name = \"mig\"",
+                     {"mig_profile = \"3g.20gb\"", "mig_profile = \"4g.20gb\""}, "a100");
+  EXPECT_EQ(r.server_exit, 0) << r.summary << r.server_log;
+  EXPECT_NE(r.outputs[0].find("PASS green_contexts: SMs 0-5 and 6-11"), std::string::npos) << r.outputs[0];
+  EXPECT_NE(r.outputs[1].find("PASS green_contexts: SMs 42-47 and 48-53"), std::string::npos)
+      << r.outputs[1] << r.server_log;
+}
+
 // Managed memory under demand paging (docs/cuda-programs.md): a served
 // program's faults, prefetches and host migrations are in the run's
 // statistics, keyed by the program.

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -260,6 +261,17 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flag
 // A stream whose kernels place TBs on SMs `sms[0..count)` only (by SM id):
 // the streams of green contexts, created by gpumux's libcuda.so.1
 // (cuGreenCtxStreamCreate).
+// The SMs of the device as the program sees it (under gpumux serve with mig:
+// its instance's), for gpumux's libcuda.so.1 (cuDeviceGetDevResource): up to
+// `capacity` SM ids into `sms`, their number into *count; 0: every SM.
+cudaError_t gpumuxDeviceSms(unsigned int* sms, unsigned int capacity, unsigned int* count) {
+  return rt().call("gpumuxDeviceSms", [&] {
+    if (!count || (capacity && !sms)) throw CudaError{cudaErrorInvalidValue, "null sms or count"};
+    std::vector<uint32_t> v = rt().session().device_sms();
+    std::copy_n(v.begin(), std::min<size_t>(v.size(), capacity), sms);
+    *count = unsigned(v.size());
+  });
+}
 cudaError_t gpumuxStreamCreateOnSms(cudaStream_t* stream, unsigned int flags, int priority, const unsigned int* sms,
                                     unsigned int count) {
   if (count && !sms) return cudaErrorInvalidValue;

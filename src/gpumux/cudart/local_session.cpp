@@ -119,6 +119,7 @@ class LocalSession final : public Session {
     else
       ctx_->launch(k, grid, block, smem, s, args, path);
   }
+  std::vector<uint32_t> device_sms() override { return ctx_->device_sms(); }
   runtime::Stream create_stream(int priority, std::span<const uint32_t> sms) override {
     return ctx_->create_stream(priority, sms);
   }

@@ -76,6 +76,8 @@ class Session {
   virtual void destroy_texture(uint64_t texture) = 0;
   virtual uint64_t create_surface(uint64_t array) = 0;
   virtual void destroy_surface(uint64_t surface) = 0;
+  // runtime::Context::device_sms: the SMs the program sees as its device; empty: every SM.
+  virtual std::vector<uint32_t> device_sms() = 0;
   // A declared CPU phase of `ns` simulated nanoseconds (gpumuxHostCompute).
   virtual void host_compute(double ns) = 0;
   // cudaDeviceReset: a fresh context without allocations, modules or faults.

@@ -239,6 +239,8 @@ Stream Context::create_stream(int priority, std::span<const uint32_t> sms) {
   return s;
 }
 
+std::vector<uint32_t> Context::device_sms() { return dev_.backend().device_sms(*this); }
+
 const std::vector<bool>* Context::stream_sms(Stream s) const {
   auto it = stream_sms_.find(s.id);
   return it == stream_sms_.end() ? nullptr : &it->second;

@@ -295,6 +295,8 @@ class Context {
   Stream create_stream(int priority = 0, std::span<const uint32_t> sms = {});
   // The SMs of a stream created with some, as a mask by SM id; null: every SM.
   const std::vector<bool>* stream_sms(Stream s) const;
+  // The SMs the application sees as its device (LaunchBackend::device_sms); empty: every SM.
+  std::vector<uint32_t> device_sms();
   Event create_event();
   void record(Event e, Stream s = {});
   void synchronize();                 // waits for all work of this context
@@ -434,6 +436,9 @@ class LaunchBackend {
   // Unified memory (Paging, checked by the context); returns once the
   // migrations it causes have taken their simulated time.
   virtual void paging(Context&, const Paging&) {}
+  // The SMs the context's application sees as its device (a hardware
+  // partition's, SharingPolicy::device_sms), by SM id; empty: every SM.
+  virtual std::vector<uint32_t> device_sms(const Context&) { return {}; }
   // The context freed [base, base + bytes).
   virtual void released(Context&, DevPtr /*base*/, uint64_t /*bytes*/) {}
   // The context is being destroyed: forget what refers to it.

@@ -180,6 +180,13 @@ void ClientSession::handle(Op op, Reader& in, Writer& out) {
       out.u32(uint32_t(streams_.size()));
       return;
     }
+    case Op::DeviceSms: {
+      in.end("DeviceSms");
+      std::vector<uint32_t> sms = ctx.device_sms();
+      out.u32(uint32_t(sms.size()));
+      for (uint32_t sm : sms) out.u32(sm);
+      return;
+    }
     case Op::CreateEvent:
       in.end("CreateEvent");
       events_ = ctx.create_event().id;  // ids count from 1 in each context

@@ -17,7 +17,7 @@
 
 namespace gpumux::serve {
 
-inline constexpr uint32_t kProtocolVersion = 4;  // 2: Launch carries flags; 3: Paging; 4: streams on SMs
+inline constexpr uint32_t kProtocolVersion = 4;  // 2: Launch carries flags; 3: Paging; 4: streams on SMs, DeviceSms
 // Largest payload a frame may carry; clients split larger copies.
 inline constexpr uint64_t kMaxPayload = uint64_t(64) << 20;
 inline constexpr uint64_t kMaxChunk = uint64_t(16) << 20;  // bytes of memory per Write/Read
@@ -57,8 +57,9 @@ enum class Op : uint32_t {
   CreateSurface,    // u64 array -> u64 surface
   DestroySurface,   // u64 surface
   Paging,           // u32 kind (runtime::Paging::Kind), u64 address, u64 bytes
+  DeviceSms,        // -> u32 n, u32 sm... (the program's device's SMs, runtime::Context::device_sms; none: every SM)
 };
-inline constexpr uint32_t kLastOp = uint32_t(Op::Paging);
+inline constexpr uint32_t kLastOp = uint32_t(Op::DeviceSms);
 // Flags of a Launch; other bits are a ProtocolError.
 inline constexpr uint32_t kLaunchCooperative = 1;  // runtime::Context::launch_cooperative
 inline constexpr uint32_t kLaunchGraphNode = 2;    // runtime::LaunchPath::GraphNode

@@ -41,8 +41,14 @@ CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource* resource, CUdevR
   if (device != 0) return fail(api, CUDA_ERROR_INVALID_DEVICE, fmt::format("device {}: gpumux has device 0", device));
   if (!resource) return fail(api, CUDA_ERROR_INVALID_VALUE, "null resource");
   if (CUresult e = check_sm_type(api, type)) return e;
+  // The device's SMs: the config's, or those of the program's MIG instance.
   std::vector<uint32_t> sms(uint32_t(device_attribute(kMultiProcessorCount)));
-  std::iota(sms.begin(), sms.end(), 0u);
+  unsigned n = 0;
+  if (cudaError_t e = gpumuxDeviceSms(sms.data(), unsigned(sms.size()), &n)) return e;
+  if (n)
+    sms.resize(n);
+  else
+    std::iota(sms.begin(), sms.end(), 0u);
   auto g = granularity();
   Driver& d = Driver::get();
   std::lock_guard lock(d.mutex);

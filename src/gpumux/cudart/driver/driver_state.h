@@ -6,6 +6,7 @@
 // exported entry points, so a process has one state whichever API it uses.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -35,6 +36,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t gpumuxStreamCreateOnSms(cudaStream_t* stream, unsigned int flags, int priority, const unsigned int* sms,
                                     unsigned int count);
 const char* cudaGetErrorString(cudaError_t e);
+cudaError_t gpumuxDeviceSms(unsigned int* sms, unsigned int capacity, unsigned int* count);
 }
 
 namespace gpumux::cudart::driver {
@@ -45,7 +47,7 @@ class Driver {
 
   // Serializes the driver library's calls (the runtime serializes its own).
   std::recursive_mutex mutex;
-  bool initialized = false;
+  std::atomic<bool> initialized = false;  // read without the mutex by every call
 
   // A resource's SM set: where it came from decides whether it may be split
   // (a split's outputs may not: "cannot be split again without first creating
