@@ -55,6 +55,7 @@ class CudaPrograms : public ::testing::Test {
         {"stream_capture", "stream_capture", "-arch=compute_80"},
         {"graph_conditionals", "graph_conditionals", "-arch=compute_80"},
         {"graph_launch_overhead", "graph_launch_overhead", "-arch=compute_80"},
+        {"green_contexts", "green_contexts", "-arch=compute_80 -lcuda"},  // gpumux's libcuda.so.1
         // A fat binary with SASS only: no PTX for gpumux.
         {"sass_only", "vector_add_streams", "-gencode arch=compute_80,code=sm_80"},
     };
@@ -112,6 +113,18 @@ TEST_F(CudaPrograms, CooperativeLaunchWithGridSync) { expect_pass("cooperative_l
 TEST_F(CudaPrograms, GraphsBuiltWithTheExplicitApi) { expect_pass("graphs"); }
 TEST_F(CudaPrograms, StreamCaptureBuildsGraphsAndEnforcesItsRules) { expect_pass("stream_capture"); }
 TEST_F(CudaPrograms, ConditionalGraphNodesSetFromDeviceCode) { expect_pass("graph_conditionals"); }
+
+// Two green contexts on disjoint SM groups of the gtx980's 16 (SMs 0-5 and
+// 6-11), each kernel's TBs only there (the program checks %smid per TB), an
+// ordinary stream's kernel on every SM; the split's errors.
+TEST_F(CudaPrograms, GreenContextsConfineKernelsToTheirSms) { expect_pass("green_contexts", "16"); }
+// A driver call gpumux's libcuda.so.1 does not implement ends the program, naming it.
+TEST_F(CudaPrograms, UnsupportedDriverCallEndsTheProgramWithItsName) {
+  std::string out;
+  EXPECT_EQ(exec("green_contexts", "unsupported", out), 2) << out;
+  EXPECT_NE(out.find("gpumux: cuCtxGetCurrent is not supported by gpumux's libcuda.so.1"), std::string::npos) << out;
+  EXPECT_EQ(out.find("FAIL"), std::string::npos) << out;
+}
 
 // A graph's kernels after its first pay frontend.graph_launch_latency instead
 // of launch_latency: N kernels in a graph take (N-1) x the difference less

@@ -52,7 +52,8 @@ class ServedPrograms : public ::testing::Test {
                                                        "-arch=compute_80"},
                                                       {"device_attributes", "device_attributes", "-arch=compute_80"},
                                                       {"memory_pools", "memory_pools", "-arch=compute_80"},
-                                                      {"managed_prefetch", "managed_prefetch", "-arch=compute_80"}});
+                                                      {"managed_prefetch", "managed_prefetch", "-arch=compute_80"},
+                                                      {"green_contexts", "green_contexts", "-arch=compute_80 -lcuda"}});
   }
   void SetUp() override { gpumux::test::require_cuda_programs(compile_log_); }
 
@@ -319,6 +320,29 @@ TEST_F(ServedPrograms, GraphsOfAnAttachedProgram) {
     EXPECT_EQ(r.server_exit, 0) << program << r.summary << r.server_log;
     EXPECT_NE(r.outputs[0].find(fmt::format("PASS {}", program)), std::string::npos) << r.outputs[0] << r.server_log;
   }
+}
+
+// Green contexts of two attached programs at once (the driver library's
+// streams travel as CreateStream with the SMs): each program's kernels stay on
+// its own green contexts' SMs, which it checks by %smid per TB, while the
+// other program's kernels run beside them under fcfs.
+TEST_F(ServedPrograms, GreenContextsOfTwoAttachedPrograms) {
+  ServeRun r = serve("green", {"16", "16"}, {0, 1}, "--no-baselines", 0, "green_contexts", "name = \"fcfs\"");
+  EXPECT_EQ(r.server_exit, 0) << r.summary << r.server_log;
+  for (const std::string& out : r.outputs)
+    EXPECT_NE(out.find("PASS green_contexts: SMs 0-5 and 6-11"), std::string::npos) << out << r.server_log;
+}
+
+// Under mig a program's device is its instance: the SM resource green
+// contexts split is the instance's SMs (3g.20gb: SMs 0-41, 4g.20gb: 42-97 of
+// the A100), so each program's groups lie in its instance.
+TEST_F(ServedPrograms, GreenContextsSplitTheSmsOfAMigInstance) {
+  ServeRun r = serve("green-mig", {"42 0", "56 42"}, {0, 1}, "--no-baselines", 0, "green_contexts", "name = \"mig\"",
+                     {"mig_profile = \"3g.20gb\"", "mig_profile = \"4g.20gb\""}, "a100");
+  EXPECT_EQ(r.server_exit, 0) << r.summary << r.server_log;
+  EXPECT_NE(r.outputs[0].find("PASS green_contexts: SMs 0-5 and 6-11"), std::string::npos) << r.outputs[0];
+  EXPECT_NE(r.outputs[1].find("PASS green_contexts: SMs 42-47 and 48-53"), std::string::npos)
+      << r.outputs[1] << r.server_log;
 }
 
 // Managed memory under demand paging (docs/cuda-programs.md): a served

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -25,6 +27,16 @@ Runtime& rt() { return Runtime::get(); }
 // CUDA stream priorities: 0 (least urgent) down to kGreatestPriority.
 constexpr int kGreatestPriority = -5;
 constexpr unsigned kStreamNonBlocking = 0x1;  // cudaStreamNonBlocking
+
+cudaError_t create_stream(const char* api, cudaStream_t* stream, unsigned flags, int priority,
+                          std::span<const unsigned> sms) {
+  return rt().call(api, [&] {
+    if (!stream) throw CudaError{cudaErrorInvalidValue, "null stream"};
+    if (flags & ~kStreamNonBlocking) throw CudaError{cudaErrorInvalidValue, fmt::format("stream flags {:#x}", flags)};
+    int p = std::clamp(priority, kGreatestPriority, 0);
+    *stream = new CUstream_st{rt().session().create_stream(-p, sms), {}, flags};  // gpumux: higher is more urgent
+  });
+}
 
 // The L2 set-aside for persisting accesses (cudaLimitPersistingL2CacheSize):
 // accepted and reported, not modeled in the L2 (docs/cuda-programs.md).
@@ -244,12 +256,26 @@ const char* cudaGetErrorString(cudaError_t e) { return gpumux::cudart::error_str
 // earlier work anyway (see "Streams" in docs/cuda-programs.md), which the flag
 // permits. The flag is kept for cudaStreamGetFlags.
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority) {
-  return rt().call("cudaStreamCreate", [&] {
-    if (!stream) throw CudaError{cudaErrorInvalidValue, "null stream"};
-    if (flags & ~kStreamNonBlocking) throw CudaError{cudaErrorInvalidValue, fmt::format("stream flags {:#x}", flags)};
-    int p = std::clamp(priority, kGreatestPriority, 0);
-    *stream = new CUstream_st{rt().session().create_stream(-p), {}, flags};  // gpumux: higher is more urgent
+  return create_stream("cudaStreamCreate", stream, flags, priority, {});
+}
+// A stream whose kernels place TBs on SMs `sms[0..count)` only (by SM id):
+// the streams of green contexts, created by gpumux's libcuda.so.1
+// (cuGreenCtxStreamCreate).
+// The SMs of the device as the program sees it (under gpumux serve with mig:
+// its instance's), for gpumux's libcuda.so.1 (cuDeviceGetDevResource): up to
+// `capacity` SM ids into `sms`, their number into *count; 0: every SM.
+cudaError_t gpumuxDeviceSms(unsigned int* sms, unsigned int capacity, unsigned int* count) {
+  return rt().call("gpumuxDeviceSms", [&] {
+    if (!count || (capacity && !sms)) throw CudaError{cudaErrorInvalidValue, "null sms or count"};
+    std::vector<uint32_t> v = rt().session().device_sms();
+    std::copy_n(v.begin(), std::min<size_t>(v.size(), capacity), sms);
+    *count = unsigned(v.size());
   });
+}
+cudaError_t gpumuxStreamCreateOnSms(cudaStream_t* stream, unsigned int flags, int priority, const unsigned int* sms,
+                                    unsigned int count) {
+  if (count && !sms) return cudaErrorInvalidValue;
+  return create_stream("gpumuxStreamCreateOnSms", stream, flags, priority, {sms, count});
 }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
   return cudaStreamCreateWithPriority(stream, flags, 0);

@@ -29,6 +29,7 @@ enum : int {
   cudaErrorNoDevice = 100,
   cudaErrorInvalidDevice = 101,
   cudaErrorInvalidKernelImage = 200,
+  cudaErrorDeviceUninitialized = 201,
   cudaErrorNoKernelImageForDevice = 209,
   cudaErrorUnsupportedLimit = 215,
   cudaErrorInvalidPtx = 218,
@@ -44,6 +45,8 @@ enum : int {
   cudaErrorLaunchFailure = 719,
   cudaErrorCooperativeLaunchTooLarge = 720,
   cudaErrorNotSupported = 801,
+  cudaErrorInvalidResourceType = 914,
+  cudaErrorInvalidResourceConfiguration = 915,
   cudaErrorUnknown = 999,
 };
 

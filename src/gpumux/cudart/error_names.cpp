@@ -29,6 +29,7 @@ constexpr ErrorText kErrors[] = {
     GPUMUX_ERROR(cudaErrorNoDevice, "no CUDA-capable device is detected"),
     GPUMUX_ERROR(cudaErrorInvalidDevice, "invalid device ordinal"),
     GPUMUX_ERROR(cudaErrorInvalidKernelImage, "device kernel image is invalid"),
+    GPUMUX_ERROR(cudaErrorDeviceUninitialized, "invalid device context"),
     GPUMUX_ERROR(cudaErrorNoKernelImageForDevice, "no kernel image is available for execution on the device"),
     GPUMUX_ERROR(cudaErrorUnsupportedLimit, "limit is not supported on this architecture"),
     GPUMUX_ERROR(cudaErrorInvalidPtx, "a PTX JIT compilation failed"),
@@ -59,6 +60,8 @@ constexpr ErrorText kErrors[] = {
                  "attempt to terminate a thread-local capture sequence from another thread"),
     GPUMUX_ERROR(cudaErrorGraphExecUpdateFailure, "the graph update was not performed because it included changes "
                                                   "which violated constraints specific to instantiated graph update"),
+    GPUMUX_ERROR(cudaErrorInvalidResourceType, "invalid resource type"),
+    GPUMUX_ERROR(cudaErrorInvalidResourceConfiguration, "invalid resource configuration"),
     GPUMUX_ERROR(cudaErrorUnknown, "unknown error"),
 };
 #undef GPUMUX_ERROR

@@ -119,7 +119,10 @@ class LocalSession final : public Session {
     else
       ctx_->launch(k, grid, block, smem, s, args, path);
   }
-  runtime::Stream create_stream(int priority) override { return ctx_->create_stream(priority); }
+  std::vector<uint32_t> device_sms() override { return ctx_->device_sms(); }
+  runtime::Stream create_stream(int priority, std::span<const uint32_t> sms) override {
+    return ctx_->create_stream(priority, sms);
+  }
   runtime::Event create_event() override { return ctx_->create_event(); }
   void record(runtime::Event e, runtime::Stream s) override { ctx_->record(e, s); }
   void synchronize() override { ctx_->synchronize(); }

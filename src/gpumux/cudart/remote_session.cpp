@@ -105,8 +105,19 @@ class RemoteSession final : public Session {
     for (const auto& a : args.args()) w.bytes(a.bytes.data(), a.bytes.size());
     call(Op::Launch, w);
   }
-  runtime::Stream create_stream(int priority) override {
-    return {uint32_t(u64_reply(Op::CreateStream, Writer().i32(priority), true)), priority};
+  std::vector<uint32_t> device_sms() override {
+    std::vector<uint8_t> r = call(Op::DeviceSms, Writer());
+    Reader in(r);
+    std::vector<uint32_t> sms;
+    for (uint32_t n = in.u32("SM count"); sms.size() < n;) sms.push_back(in.u32("SM"));
+    in.end("DeviceSms reply");
+    return sms;
+  }
+  runtime::Stream create_stream(int priority, std::span<const uint32_t> sms) override {
+    Writer w;
+    w.i32(priority).u32(uint32_t(sms.size()));
+    for (uint32_t sm : sms) w.u32(sm);
+    return {uint32_t(u64_reply(Op::CreateStream, w, true)), priority};
   }
   runtime::Event create_event() override { return {uint32_t(u64_reply(Op::CreateEvent, Writer(), true))}; }
   void record(runtime::Event e, runtime::Stream s) override { call(Op::Record, Writer().u32(e.id).u32(s.id)); }

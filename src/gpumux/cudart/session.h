@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -55,7 +56,8 @@ class Session {
   virtual void launch(uint32_t module, const runtime::Kernel& k, runtime::Dim3 grid, runtime::Dim3 block,
                       uint64_t smem, runtime::Stream s, const runtime::KernelArgs& args, bool cooperative,
                       runtime::LaunchPath path) = 0;
-  virtual runtime::Stream create_stream(int priority) = 0;
+  // `sms`: runtime::Context::create_stream's (a green context's SMs; empty: every SM).
+  virtual runtime::Stream create_stream(int priority, std::span<const uint32_t> sms = {}) = 0;
   virtual runtime::Event create_event() = 0;
   virtual void record(runtime::Event e, runtime::Stream s) = 0;
   virtual void synchronize() = 0;
@@ -74,6 +76,8 @@ class Session {
   virtual void destroy_texture(uint64_t texture) = 0;
   virtual uint64_t create_surface(uint64_t array) = 0;
   virtual void destroy_surface(uint64_t surface) = 0;
+  // runtime::Context::device_sms: the SMs the program sees as its device; empty: every SM.
+  virtual std::vector<uint32_t> device_sms() = 0;
   // A declared CPU phase of `ns` simulated nanoseconds (gpumuxHostCompute).
   virtual void host_compute(double ns) = 0;
   // cudaDeviceReset: a fresh context without allocations, modules or faults.

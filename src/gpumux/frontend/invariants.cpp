@@ -36,6 +36,8 @@ void check_sm_invariants(const sm::Sm& s, const SharingPolicy& p, std::span<cons
   for (const ActiveKernel& a : kernels) {
     uint32_t n = s.resident_tbs(a.kernel->id);
     if (n == 0) continue;
+    if (!a.kernel->may_use_sm(s.id()))
+      fail(s, p, fmt::format("{} TBs of {} resident outside the SMs of its green context", n, a.kernel->label));
     if (n > a.tbs_running)
       fail(s, p, fmt::format("{} TBs of {} resident but only {} of its TBs are running", n, a.kernel->label,
                              a.tbs_running));

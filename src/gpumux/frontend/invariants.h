@@ -14,7 +14,8 @@
 //    the given kernels of resident TBs x per-TB needs, which also must match
 //    the register and shared memory in use exactly, and every resident TB
 //    must belong to one of the kernels;
-//  - with exclusive_sms(), at most one of the kernels has TBs on the SM.
+//  - with exclusive_sms(), at most one of the kernels has TBs on the SM;
+//  - a kernel of a green context has TBs only on its SMs.
 // The overload without kernels checks only the first two items.
 #pragma once
 

@@ -163,6 +163,9 @@ class SharingPolicy {
   // Policies that partition the whole GPU, memory included (mig): called once
   // when the GPU is built. Empty: the memory system is shared.
   virtual std::optional<HardwareInstances> partition_hardware(const GpuParams&) { return std::nullopt; }
+  // The SMs application `app`'s programs see as their device, by SM id (mig:
+  // its instance's; the SM resource green contexts split); empty: every SM.
+  virtual std::vector<uint32_t> device_sms(uint32_t /*app*/) const { return {}; }
 
   const PreemptionOptions& preemption() const { return preemption_; }
   void set_preemption(PreemptionOptions o) { preemption_ = std::move(o); }

@@ -143,7 +143,7 @@ bool TbDispatcher::place_one(Running& r, sm::Sm& s, Cycle now, uint64_t& tb) {
   const bool fragmented = !fits && s.fits_if_contiguous(k);
   if (fragmented) fragmented_[k.key].add();
   uint32_t mine = s.resident_tbs(k.id);
-  if (mine >= policy_->quota(k, s.id()) || (policy_->exclusive_sms() && s.resident_tbs() != mine)) return false;
+  if (mine >= quota(k, s.id()) || (policy_->exclusive_sms() && s.resident_tbs() != mine)) return false;
   if (fragmented && !refused_by_fragmentation_) refused_by_fragmentation_ = &k;
   auto resume = [&](std::deque<sm::PreemptedTb>::iterator it) {
     tb = it->index;
@@ -339,7 +339,7 @@ std::string TbDispatcher::describe_wait() const {
     const sm::KernelInstance& k = *r->kernel;
     uint32_t allowed = 0, lo = SharingPolicy::kUnlimited, hi = 0, resident = 0, blocked = 0;
     for (const sm::Sm* m : sms_) {
-      uint32_t q = policy_->quota(k, m->id()), mine = m->resident_tbs(k.id);
+      uint32_t q = quota(k, m->id()), mine = m->resident_tbs(k.id);
       resident += mine;
       if (q == 0) continue;
       ++allowed;

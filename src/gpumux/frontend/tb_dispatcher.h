@@ -173,6 +173,11 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   const std::vector<PreemptionRecord>& preemptions() const { return preemptions_; }
   std::vector<SmStatus> sm_status_table() const;
   SharingPolicy& policy() { return *policy_; }
+  // The policy's quota of k on SM `sm`, 0 on an SM k may not use (a green
+  // context's stream, sm::KernelInstance::sms): what placement obeys.
+  uint32_t quota(const sm::KernelInstance& k, uint32_t sm) const {
+    return k.may_use_sm(sm) ? policy_->quota(k, sm) : 0;
+  }
   const SharingPolicy& policy() const { return *policy_; }
   // Repartitions at the next tick: the policy's partition changed from outside (spart).
   void request_repartition() {

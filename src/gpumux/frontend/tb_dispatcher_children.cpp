@@ -21,6 +21,7 @@ size_t TbDispatcher::enqueue_child(std::unique_ptr<sm::KernelInstance> k, const 
   Running& p = **it;
   const Cycle now = engine().wake_cycle(domain());
   k->priority = p.kernel->priority;
+  k->sms = p.kernel->sms;  // a child grid runs in its parent's green context
   uint32_t id = 0;
   if (stream == exec::DeviceStream::Block) {
     auto [s, fresh] = p.block_streams.try_emplace(parent_tb, next_device_stream_);

@@ -70,7 +70,7 @@ void TbDispatcher::reclaim(Cycle now) {
     // Only for a kernel that may place TBs here now.
     bool wanted = false;
     for (const ActiveKernel& a : active)
-      wanted |= a.tbs_left > 0 && policy_->quota(*a.kernel, s->id()) > s->resident_tbs(a.kernel->id);
+      wanted |= a.tbs_left > 0 && quota(*a.kernel, s->id()) > s->resident_tbs(a.kernel->id);
     if (!wanted) continue;
     for (size_t i = 0; i < active.size(); ++i) {
       uint32_t keep = policy_->keep(active[i], s->id());
@@ -221,7 +221,7 @@ std::vector<SmStatus> TbDispatcher::sm_status_table() const {
     for (const ActiveKernel& a : active) {
       uint32_t mine = s.resident_tbs(a.kernel->id);
       if (mine) st.kernels.push_back(a.kernel->id);
-      if (st.next < 0 && a.tbs_left > 0 && policy_->quota(*a.kernel, s.id()) > mine) st.next = a.kernel->id;
+      if (st.next < 0 && a.tbs_left > 0 && quota(*a.kernel, s.id()) > mine) st.next = a.kernel->id;
     }
     if (st.state != SmState::Reserved) {
       st.state = st.running_tbs ? SmState::Running : SmState::Idle;
@@ -266,7 +266,7 @@ void TbDispatcher::preempt_for_events(Cycle now) {
       sm::Sm* chosen = nullptr;
       uint32_t fewest = ~0u;
       for (sm::Sm* s : sms_) {
-        if (freeing[s->id()] || policy_->quota(k, s->id()) <= s->resident_tbs(k.id)) continue;
+        if (freeing[s->id()] || quota(k, s->id()) <= s->resident_tbs(k.id)) continue;
         if (s->fits(k)) return;  // placed next cycle
         if (!make_plan(*s, k)) continue;
         uint32_t tbs = 0;

@@ -226,7 +226,25 @@ void Context::memcpy_from_symbol(void* dst, const Module& m, const std::string& 
   dev_.backend().transfer(*this, Transfer::DeviceToHost, bytes);
 }
 
-Stream Context::create_stream(int priority) { return Stream{next_stream_++, priority}; }
+Stream Context::create_stream(int priority, std::span<const uint32_t> sms) {
+  Stream s{next_stream_++, priority};
+  if (sms.empty()) return s;
+  std::vector<bool> mask(dev_.limits().num_sms, false);
+  for (uint32_t sm : sms) {
+    if (sm >= mask.size())
+      throw ApiError(fmt::format("stream on SM {}: the device has {} SMs", sm, mask.size()));
+    mask[sm] = true;
+  }
+  stream_sms_.emplace(s.id, std::move(mask));
+  return s;
+}
+
+std::vector<uint32_t> Context::device_sms() { return dev_.backend().device_sms(*this); }
+
+const std::vector<bool>* Context::stream_sms(Stream s) const {
+  auto it = stream_sms_.find(s.id);
+  return it == stream_sms_.end() ? nullptr : &it->second;
+}
 
 Event Context::create_event() {
   event_times_.push_back(0.0);

@@ -15,8 +15,10 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -287,8 +289,14 @@ class Context {
   void memcpy_from_symbol(void* dst, const Module& m, const std::string& sym, uint64_t bytes,
                           uint64_t offset = 0);
 
-  // Streams and events.
-  Stream create_stream(int priority = 0);
+  // Streams and events. `sms` (a green context's stream): the SMs its
+  // kernels' TBs may use, by SM id (ApiError for an id beyond the device's
+  // SMs); empty: every SM. The functional backend has no SMs and ignores it.
+  Stream create_stream(int priority = 0, std::span<const uint32_t> sms = {});
+  // The SMs of a stream created with some, as a mask by SM id; null: every SM.
+  const std::vector<bool>* stream_sms(Stream s) const;
+  // The SMs the application sees as its device (LaunchBackend::device_sms); empty: every SM.
+  std::vector<uint32_t> device_sms();
   Event create_event();
   void record(Event e, Stream s = {});
   void synchronize();                 // waits for all work of this context
@@ -359,6 +367,7 @@ class Context {
   std::unique_ptr<exec::BuiltinServices> builtins_;
   std::vector<std::unique_ptr<Module>> modules_;
   uint32_t next_stream_ = 1, next_event_ = 1;
+  std::map<uint32_t, std::vector<bool>> stream_sms_;  // create_stream's SM sets, by stream id
   std::vector<double> event_times_;
   std::optional<ArrivalProcess> event_source_;
   struct EventKernel;
@@ -427,6 +436,9 @@ class LaunchBackend {
   // Unified memory (Paging, checked by the context); returns once the
   // migrations it causes have taken their simulated time.
   virtual void paging(Context&, const Paging&) {}
+  // The SMs the context's application sees as its device (a hardware
+  // partition's, SharingPolicy::device_sms), by SM id; empty: every SM.
+  virtual std::vector<uint32_t> device_sms(const Context&) { return {}; }
   // The context freed [base, base + bytes).
   virtual void released(Context&, DevPtr /*base*/, uint64_t /*bytes*/) {}
   // The context is being destroyed: forget what refers to it.

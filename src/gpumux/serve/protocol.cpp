@@ -19,7 +19,8 @@ const char* op_name(Op op) {
                                            "EventSynchronize", "EventElapsed", "HeapLimit", "SetHeapLimit",
                                            "HostCompute",  "Reset",       "Goodbye",    "MallocArray",
                                            "FreeArray",    "ToArray",     "FromArray",  "CreateTexture",
-                                           "DestroyTexture", "CreateSurface", "DestroySurface", "Paging"};
+                                           "DestroyTexture", "CreateSurface", "DestroySurface", "Paging",
+                                           "DeviceSms"};
   static_assert(std::size(kNames) == kLastOp);
   uint32_t i = uint32_t(op);
   return i >= 1 && i <= kLastOp ? kNames[i - 1] : "unknown";

@@ -17,7 +17,7 @@
 
 namespace gpumux::serve {
 
-inline constexpr uint32_t kProtocolVersion = 3;  // 2: Launch carries flags; 3: Paging
+inline constexpr uint32_t kProtocolVersion = 4;  // 2: Launch carries flags; 3: Paging; 4: streams on SMs, DeviceSms
 // Largest payload a frame may carry; clients split larger copies.
 inline constexpr uint64_t kMaxPayload = uint64_t(64) << 20;
 inline constexpr uint64_t kMaxChunk = uint64_t(16) << 20;  // bytes of memory per Write/Read
@@ -37,7 +37,7 @@ enum class Op : uint32_t {
   Transfer,         // u32 kind (runtime::Transfer), u64 bytes: the copy's simulated time
   Launch,           // u32 module, str kernel, u32 grid[3], u32 block[3], u64 dynamic smem, u32 stream,
                     //   u32 flags (kLaunch*), u32 nargs, str arg... (each argument's bytes)
-  CreateStream,     // i32 priority -> u32 stream
+  CreateStream,     // i32 priority, u32 n, u32 sm... (a green context's SMs; none: every SM) -> u32 stream
   CreateEvent,      // -> u32 event
   Record,           // u32 event, u32 stream
   Synchronize,      // waits for all the program's work
@@ -57,8 +57,9 @@ enum class Op : uint32_t {
   CreateSurface,    // u64 array -> u64 surface
   DestroySurface,   // u64 surface
   Paging,           // u32 kind (runtime::Paging::Kind), u64 address, u64 bytes
+  DeviceSms,        // -> u32 n, u32 sm... (the program's device's SMs, runtime::Context::device_sms; none: every SM)
 };
-inline constexpr uint32_t kLastOp = uint32_t(Op::Paging);
+inline constexpr uint32_t kLastOp = uint32_t(Op::DeviceSms);
 // Flags of a Launch; other bits are a ProtocolError.
 inline constexpr uint32_t kLaunchCooperative = 1;  // runtime::Context::launch_cooperative
 inline constexpr uint32_t kLaunchGraphNode = 2;    // runtime::LaunchPath::GraphNode

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "gpumux/core/stats.h"
 #include "gpumux/exec/thread_block.h"
@@ -41,6 +42,11 @@ struct KernelInstance {
   std::exception_ptr fault;
   // An event kernel (frontend/events/): never a victim of warp-level preemption.
   bool event = false;
+  // The SMs its TBs may use, by SM id (a stream of a green context,
+  // runtime::Context::create_stream); empty: every SM. The dispatcher places
+  // TBs only where both this and the sharing policy's quota allow.
+  std::vector<bool> sms;
+  bool may_use_sm(uint32_t sm) const { return sms.empty() || (sm < sms.size() && sms[sm]); }
 };
 
 }  // namespace gpumux::sm

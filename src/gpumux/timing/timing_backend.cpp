@@ -56,6 +56,7 @@ std::unique_ptr<sm::KernelInstance> TimingBackend::make_kernel(const Launch& l) 
   k->label = l.ctx->name() + "." + name;
   k->priority = l.ctx->priority() + l.stream.priority;
   k->warp_budget = l.ctx->warp_budget();
+  if (const std::vector<bool>* sms = l.ctx->stream_sms(l.stream)) k->sms = *sms;
   k->key = gpu_.keys().key(app, num, k->label);
   exec::GridLaunch& g = k->grid;
   g.module = &mod;

@@ -60,6 +60,9 @@ class TimingBackend : public runtime::LaunchBackend {
   // Demand paging (vm.demand_paging; nothing without it): residency changes in
   // the MMU, their migrations timed on the copy engine like copies.
   void paging(runtime::Context& ctx, const runtime::Paging& p) override;
+  std::vector<uint32_t> device_sms(const runtime::Context& ctx) override {
+    return gpu_.dispatcher().policy().device_sms(ctx.app());
+  }
   void released(runtime::Context& ctx, runtime::DevPtr base, uint64_t bytes) override;
   void release(runtime::Context& ctx) override;
   void set_waiter(HostWaiter* w) { waiter_ = w; }

@@ -4,6 +4,8 @@
 // lands there), and so are its memory partitions, L2 slices and DRAM
 // channels (partition_hardware: the Gpu restricts the address map), so
 // instances interfere only in the crossbar. Placement: mig_profiles.h.
+#include <numeric>
+
 #include "gpumux/frontend/sharing_policy.h"
 
 namespace gpumux::frontend {
@@ -23,6 +25,13 @@ class MigPolicy final : public SharingPolicy {
       sms_by_app_[entry.first] = hw.instances[instance++];
     }
     return hw;
+  }
+  std::vector<uint32_t> device_sms(uint32_t app) const override {
+    auto it = sms_by_app_.find(app);
+    if (it == sms_by_app_.end()) return {};
+    std::vector<uint32_t> sms(it->second.sms);
+    std::iota(sms.begin(), sms.end(), it->second.first_sm);
+    return sms;
   }
   void repartition(std::span<const ActiveKernel>, std::span<sm::Sm* const>) override {}
   uint32_t quota(const sm::KernelInstance& k, uint32_t sm) const override {

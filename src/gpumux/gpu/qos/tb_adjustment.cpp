@@ -166,7 +166,7 @@ void TbAdjustment::new_epoch(const EpochSample& s, Cycle now) {
     k.need = frontend::policy::needs(*a->kernel);
     k.warps_per_tb = std::max<uint32_t>(1, a->kernel->needs.warps);
     k.tbs = e.tbs;
-    for (const sm::Sm* sm : sms_) k.share.push_back(dispatcher_.policy().quota(*a->kernel, sm->id()));
+    for (const sm::Sm* sm : sms_) k.share.push_back(dispatcher_.quota(*a->kernel, sm->id()));
     k.idle_warps.assign(sms_.size(), 0);
     if (auto it = idle_sums_.find(e.kernel); it != idle_sums_.end())
       for (size_t i = 0; i < sms_.size(); ++i) k.idle_warps[i] = double(it->second[i]) / double(samples_);
