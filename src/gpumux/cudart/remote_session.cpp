@@ -108,16 +108,12 @@ class RemoteSession final : public Session {
   std::vector<uint32_t> device_sms() override {
     std::vector<uint8_t> r = call(Op::DeviceSms, Writer());
     Reader in(r);
-    std::vector<uint32_t> sms;
-    for (uint32_t n = in.u32("SM count"); sms.size() < n;) sms.push_back(in.u32("SM"));
+    std::vector<uint32_t> sms = in.u32s("SMs");
     in.end("DeviceSms reply");
     return sms;
   }
   runtime::Stream create_stream(int priority, std::span<const uint32_t> sms) override {
-    Writer w;
-    w.i32(priority).u32(uint32_t(sms.size()));
-    for (uint32_t sm : sms) w.u32(sm);
-    return {uint32_t(u64_reply(Op::CreateStream, w, true)), priority};
+    return {uint32_t(u64_reply(Op::CreateStream, Writer().i32(priority).u32s(sms), true)), priority};
   }
   runtime::Event create_event() override { return {uint32_t(u64_reply(Op::CreateEvent, Writer(), true))}; }
   void record(runtime::Event e, runtime::Stream s) override { call(Op::Record, Writer().u32(e.id).u32(s.id)); }

@@ -157,8 +157,8 @@ class SharingPolicy {
   // Takes effect at the next repartition (the program's first kernel).
   virtual void client_environment(uint32_t /*app*/, std::span<const std::string> /*env*/) {}
   // Whether a device fault of one application's kernel ends the kernels of
-  // every application that has launched one (their shared context, mps):
-  // the dispatcher then faults their running and later kernels.
+  // every other application (their shared context, mps): the dispatcher then
+  // faults their queued, running and later kernels.
   virtual bool faults_reach_every_app() const { return false; }
   // Policies that partition the whole GPU, memory included (mig): called once
   // when the GPU is built. Empty: the memory system is shared.

@@ -357,23 +357,22 @@ std::string TbDispatcher::describe_wait() const {
 }
 
 void TbDispatcher::spread_fault(const sm::KernelInstance& k, const KernelRecord& rec) {
-  std::exception_ptr& given = spread_fault_;
   fault_source_app_ = k.app;
   try {
     std::rethrow_exception(k.fault);
   } catch (const DeviceFault& f) {
     // Same reason, so the same CUDA error; the site is the faulting client's.
-    given = std::make_exception_ptr(DeviceFault(
+    spread_fault_ = std::make_exception_ptr(DeviceFault(
         fmt::format("{}; raised by kernel {} of another MPS client (a fatal fault of one client reaches every "
                     "client)",
                     f.reason(), rec.label),
         f.site()));
   } catch (...) {
-    given = k.fault;
+    spread_fault_ = k.fault;
   }
   for (auto& [sid, q] : streams_)
     for (Running& r : q)
-      if (sid.first != k.app && !r.kernel->fault) r.kernel->fault = given;
+      if (sid.first != k.app && !r.kernel->fault) r.kernel->fault = spread_fault_;
   wake();
 }
 

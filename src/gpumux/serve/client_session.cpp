@@ -173,8 +173,7 @@ void ClientSession::handle(Op op, Reader& in, Writer& out) {
     }
     case Op::CreateStream: {
       int32_t priority = in.i32("priority");
-      std::vector<uint32_t> sms;
-      for (uint32_t n = in.u32("SM count"); sms.size() < n;) sms.push_back(in.u32("SM"));  // a short payload throws
+      std::vector<uint32_t> sms = in.u32s("SMs");
       in.end("CreateStream");
       streams_.push_back(ctx.create_stream(priority, sms));
       out.u32(uint32_t(streams_.size()));
@@ -182,9 +181,7 @@ void ClientSession::handle(Op op, Reader& in, Writer& out) {
     }
     case Op::DeviceSms: {
       in.end("DeviceSms");
-      std::vector<uint32_t> sms = ctx.device_sms();
-      out.u32(uint32_t(sms.size()));
-      for (uint32_t sm : sms) out.u32(sm);
+      out.u32s(ctx.device_sms());
       return;
     }
     case Op::CreateEvent:

@@ -37,6 +37,12 @@ Writer& Writer::bytes(const void* p, uint64_t n) {
   return raw(p, n);
 }
 
+Writer& Writer::u32s(std::span<const uint32_t> v) {
+  u32(uint32_t(v.size()));
+  for (uint32_t x : v) u32(x);
+  return *this;
+}
+
 void Reader::raw(void* p, size_t n, const char* field) {
   if (n > data_.size() - pos_)
     throw ProtocolError(fmt::format("truncated message: field '{}' needs {} bytes, {} left", field, n,
@@ -55,6 +61,12 @@ uint32_t Reader::u32(const char* field) { return scalar<uint32_t>(field); }
 int32_t Reader::i32(const char* field) { return scalar<int32_t>(field); }
 uint64_t Reader::u64(const char* field) { return scalar<uint64_t>(field); }
 double Reader::f64(const char* field) { return scalar<double>(field); }
+
+std::vector<uint32_t> Reader::u32s(const char* field) {
+  std::vector<uint32_t> v;
+  for (uint32_t n = u32(field); v.size() < n;) v.push_back(u32(field));  // a short payload throws
+  return v;
+}
 
 std::string Reader::str(const char* field) {
   uint64_t n = u64(field);

@@ -2,13 +2,15 @@
 // (docs/cuda-programs.md, "Protocol"): one Unix stream socket per program,
 // synchronous requests and replies. A frame is a 16-byte header (u32 op or
 // status, u32 zero, u64 payload length) and the payload, fields packed in the
-// host's byte order (both ends are on one machine): u32, i32, u64, f64, and
-// byte strings as a u64 length plus the bytes. Every frame is validated as it
+// host's byte order (both ends are on one machine): u32, i32, u64, f64,
+// byte strings as a u64 length plus the bytes, and lists of u32 as a u32
+// count plus the values. Every frame is validated as it
 // is read: an unknown op, a short or overlong payload or a length beyond
 // kMaxPayload is a ProtocolError, never undefined behavior.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -82,6 +84,7 @@ class Writer {
   Writer& f64(double v) { return raw(&v, sizeof v); }
   Writer& bytes(const void* p, uint64_t n);
   Writer& str(const std::string& s) { return bytes(s.data(), s.size()); }
+  Writer& u32s(std::span<const uint32_t> v);  // u32 count, then each
   const std::vector<uint8_t>& data() const { return data_; }
 
  private:
@@ -98,6 +101,7 @@ class Reader {
   uint64_t u64(const char* field);
   double f64(const char* field);
   std::string str(const char* field);
+  std::vector<uint32_t> u32s(const char* field);  // Writer::u32s's list
   // Throws unless the whole payload was read.
   void end(const char* what) const;
 
