@@ -593,11 +593,14 @@ Cycle Sm::tick(Cycle now) {
   accounted_ = now + 1;
   clock_now_ = now;
 
+  const bool context_first = context_turn_ && !transfers_.empty();
+  if (context_first) context_send(now);
   lsu_send();
+  if (lsu_count_ && !transfers_.empty()) context_turn_ = !context_turn_;
   Cycle next = lsu_count_ ? now + 1 : kNever;
   if (events_) event_warps_tick(now, next);
   if (!transfers_.empty()) {
-    context_send(now);
+    if (!context_first) context_send(now);
     if (!transfers_.empty()) next = std::min(next, std::max(now + 1, transfers_.front().not_before));
   }
   for (SubCore& sc : sub_cores_) {

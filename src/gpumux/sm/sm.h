@@ -455,8 +455,12 @@ class Sm : public Component, public mem::MemSink, public mem::TranslationListene
   const FaultPipelineRules& fault_;
   uint32_t replay_used_ = 0;  // global memory instructions in the replay queue
 
-  // Context save/restore traffic, in order.
+  // Context save/restore traffic, in order. It shares the SM's port to L1
+  // with the LSU: when both have a line to send they take turns
+  // (context_turn_), so that a memory-bound kernel's loads cannot starve a
+  // save (an event's victim registers waited up to 95K cycles behind mm).
   std::vector<ContextTransfer> transfers_;
+  bool context_turn_ = false;
   std::vector<ParkedShared> parked_;  // oldest first
   uint32_t next_parked_id_ = 0;
 
