@@ -3,7 +3,8 @@
 // a kernel launched into each stream. Every TB records the SM it ran on
 // (%smid); the host checks that each kernel stayed on its group's SMs, that
 // the groups are disjoint, that a kernel of an ordinary stream may use every
-// SM, and the results against the CPU. Arguments: the device's SM count and,
+// SM, and the results against the CPU; the runtime's and the driver's SM
+// counts must be the device's too. Arguments: the device's SM count and,
 // optionally, its first SM (a MIG instance's); the placement gpumux documents
 // (group i: SMs [first + i x size, first + (i + 1) x size)) is checked too
 // (docs/sharing-modes.md, "Green contexts"). With the argument
@@ -95,6 +96,13 @@ int main(int argc, char** argv) {
   CHECK_CU(cuDeviceGetDevResource(dev, &all, CU_DEV_RESOURCE_TYPE_SM));
   CHECK(all.type == CU_DEV_RESOURCE_TYPE_SM);
   CHECK(all.sm.smCount == num_sms);
+  // The runtime and the driver describe the same device (a MIG instance's SMs under mig).
+  int sm_attr = 0, cu_sm_attr = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&sm_attr, cudaDevAttrMultiProcessorCount, 0));
+  CHECK_CU(cuDeviceGetAttribute(&cu_sm_attr, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+  cudaDeviceProp prop;
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  CHECK(sm_attr == int(num_sms) && cu_sm_attr == int(num_sms) && prop.multiProcessorCount == int(num_sms));
   // Compute capability 8.x: at least 4 SMs per group, a multiple of 2.
   CHECK(all.sm.minSmPartitionSize == 4 && all.sm.smCoscheduledAlignment == 2);
 

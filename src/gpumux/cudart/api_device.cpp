@@ -70,7 +70,7 @@ void check_attribute(int attr, const cudaLaunchAttributeValue& v) {
   switch (attr) {
     case cudaLaunchAttributeAccessPolicyWindow: {
       const cudaAccessPolicyWindow& w = v.accessPolicyWindow;
-      const size_t max = size_t(gpumux::cudart::device_attribute(rt().config(), rt().limits(),
+      const size_t max = size_t(gpumux::cudart::device_attribute(rt().config(), rt().limits(), rt().device_sm_count(),
                                                                  cudaDevAttrMaxAccessPolicyWindowSize).value());
       if (w.num_bytes > max || !(w.hitRatio >= 0.0f && w.hitRatio <= 1.0f) || w.hitProp < cudaAccessPropertyNormal ||
           w.hitProp > cudaAccessPropertyPersisting ||
@@ -137,7 +137,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   return rt().call("cudaGetDeviceProperties", [&] {
     check_device(device);
     if (!prop) throw CudaError{cudaErrorInvalidValue, "null properties"};
-    *prop = gpumux::cudart::device_properties(rt().config(), rt().limits());
+    *prop = gpumux::cudart::device_properties(rt().config(), rt().limits(), rt().device_sm_count());
   });
 }
 
@@ -148,7 +148,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, int attr, int device) {
   return rt().call("cudaDeviceGetAttribute", [&] {
     check_device(device);
     if (!value) throw CudaError{cudaErrorInvalidValue, "null value"};
-    std::optional<int> v = gpumux::cudart::device_attribute(rt().config(), rt().limits(), attr);
+    std::optional<int> v = gpumux::cudart::device_attribute(rt().config(), rt().limits(), rt().device_sm_count(), attr);
     if (!v) throw CudaError{cudaErrorInvalidValue, fmt::format("{} is not a device attribute of CUDA 13", attr)};
     *value = *v;
   });
@@ -171,7 +171,7 @@ cudaError_t cudaDeviceGetLimit(size_t* value, int limit) {
 }
 cudaError_t cudaDeviceSetLimit(int limit, size_t value) {
   return rt().call("cudaDeviceSetLimit", [&] {
-    const auto max_persisting = gpumux::cudart::device_attribute(rt().config(), rt().limits(),
+    const auto max_persisting = gpumux::cudart::device_attribute(rt().config(), rt().limits(), rt().device_sm_count(),
                                                                  cudaDevAttrMaxPersistingL2CacheSize).value();
     if (limit == cudaLimitMallocHeapSize)
       rt().session().set_heap_limit(value);

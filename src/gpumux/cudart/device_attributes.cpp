@@ -25,7 +25,7 @@ constexpr int kMemSyncDomains = 1;
 
 }  // namespace
 
-cudaDeviceProp device_properties(const GpuConfig& c, const runtime::DeviceLimits& lim) {
+cudaDeviceProp device_properties(const GpuConfig& c, const runtime::DeviceLimits& lim, uint32_t sms) {
   cudaDeviceProp p{};
   std::snprintf(p.name, sizeof p.name, "gpumux %s", c.gpu.name.c_str());
   std::memcpy(p.uuid.bytes, "gpumux-simulated", 16);
@@ -44,7 +44,7 @@ cudaDeviceProp device_properties(const GpuConfig& c, const runtime::DeviceLimits
   p.minor = 0;
   p.textureAlignment = 512;
   p.texturePitchAlignment = 32;
-  p.multiProcessorCount = int(c.gpu.num_sms);
+  p.multiProcessorCount = int(sms);
   p.maxTexture1D = kTex1D;
   p.maxTexture1DMipmap = kTexMipmap;
   p.maxTexture2D[0] = kTex2D[0];
@@ -103,8 +103,8 @@ cudaDeviceProp device_properties(const GpuConfig& c, const runtime::DeviceLimits
   return p;
 }
 
-std::optional<int> device_attribute(const GpuConfig& c, const runtime::DeviceLimits& lim, int attr) {
-  const cudaDeviceProp p = device_properties(c, lim);
+std::optional<int> device_attribute(const GpuConfig& c, const runtime::DeviceLimits& lim, uint32_t sms, int attr) {
+  const cudaDeviceProp p = device_properties(c, lim, sms);
   switch (attr) {
     case cudaDevAttrMaxThreadsPerBlock: return p.maxThreadsPerBlock;
     case cudaDevAttrMaxBlockDimX: return p.maxThreadsDim[0];

@@ -13,9 +13,11 @@
 
 namespace gpumux::cudart {
 
-cudaDeviceProp device_properties(const GpuConfig& c, const runtime::DeviceLimits& lim);
+// `sms`: the SMs of the device as the program sees it (Runtime::device_sm_count:
+// a MIG instance's under gpumux serve with mig).
+cudaDeviceProp device_properties(const GpuConfig& c, const runtime::DeviceLimits& lim, uint32_t sms);
 
 // The value of cudaDeviceAttr `attr`; nullopt if CUDA 13 has no such attribute.
-std::optional<int> device_attribute(const GpuConfig& c, const runtime::DeviceLimits& lim, int attr);
+std::optional<int> device_attribute(const GpuConfig& c, const runtime::DeviceLimits& lim, uint32_t sms, int attr);
 
 }  // namespace gpumux::cudart

@@ -196,6 +196,14 @@ std::pair<runtime::DevPtr, uint64_t> Runtime::symbol(const void* host_var) {
   return {session_->symbol(v.module->id, v.name), v.size};
 }
 
+uint32_t Runtime::device_sm_count() {
+  std::call_once(sm_count_once_, [&] {
+    const size_t n = session().device_sms().size();
+    sm_count_ = n ? uint32_t(n) : config().gpu.num_sms;
+  });
+  return sm_count_;
+}
+
 int Runtime::blocks_per_sm(const runtime::Kernel& k, int block_threads, size_t dyn_smem) const {
   const SmParams& sp = config().sm;
   const exec::KernelLayout& kl = k.module().kernel(k.index());
@@ -226,11 +234,12 @@ KernelParams Runtime::kernel_params(KernelEntry& ke, dim3 grid, dim3 block, void
       threads > lim.max_threads_per_block || grid.x > 0x7fffffffu || grid.y > 65535 || grid.z > 65535)
     throw CudaError{cudaErrorInvalidConfiguration, shape()};
   if (cooperative) {
-    uint64_t per_sm = uint64_t(blocks_per_sm(k, int(threads), smem)), fit = per_sm * config().gpu.num_sms;
+    const uint32_t sms = device_sm_count();
+    uint64_t per_sm = uint64_t(blocks_per_sm(k, int(threads), smem)), fit = per_sm * sms;
     if (uint64_t(grid.x) * grid.y * grid.z > fit)
       throw CudaError{cudaErrorCooperativeLaunchTooLarge,
                       fmt::format("cooperative {}: at most {} blocks ({} per SM x {} SMs) are resident at once",
-                                  shape(), fit, per_sm, config().gpu.num_sms)};
+                                  shape(), fit, per_sm, sms)};
   }
   KernelParams p{&ke, ke.host_fn, ke.name, grid, block, unsigned(smem), cooperative, {}, {}};
   const ptx::Function& fn = k.function();

@@ -88,6 +88,9 @@ class Runtime {
   Session& session() { return *session_; }
   const GpuConfig& config() const { return session_->config(); }
   const runtime::DeviceLimits& limits() const { return session_->limits(); }
+  // The SMs of the device as the program sees it: under gpumux serve with mig
+  // its instance's, else the GPU's (asked of the session once: it is fixed).
+  uint32_t device_sm_count();
   ManagedMemory& managed() { return managed_; }
   MemPools& pools() { return pools_; }
 
@@ -140,6 +143,8 @@ class Runtime {
   ManagedMemory managed_;
   MemPools pools_;
   std::recursive_mutex mutex_;
+  std::once_flag sm_count_once_;
+  uint32_t sm_count_ = 0;
   cudaError_t sticky_ = cudaSuccess;
   std::vector<std::unique_ptr<RegisteredModule>> modules_;
   std::map<const void*, std::unique_ptr<KernelEntry>> kernels_;  // by host stub
