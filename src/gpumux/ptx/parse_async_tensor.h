@@ -1,6 +1,6 @@
 // Modifiers and operands of the asynchronous-copy, asynchronous-barrier and
 // tensor-core instructions (cp.async, mbarrier, mma, ldmatrix), kept apart
-// from parser.cpp. IR conventions (see also parser.h):
+// from the rest of the parser. IR conventions (see also parser.h):
 //  * cp.async.ca/.cg.shared.global [dst], [src], cp-size{, src-size | ignore-src}:
 //    async Copy, space Shared (the destination's), type U32 (immediates);
 //    ops[3] is a u32 src-size (Reg or Imm) or an ignore-src Pred.
@@ -19,7 +19,7 @@
 //    in the fragment's slot (a, b, c or d); wmma.mma.sync.aligned.alayout.blayout
 //    .shape.dtype.ctype (f16 inputs) or .dtype.atype.btype.ctype d, a, b, c.
 //    Fragments are vectors of up to 8 registers.
-//  * cvt.rna.tf32.f32 d, a (parser.cpp): type B32, type2 F32, tensor.d Tf32.
+//  * cvt.rna.tf32.f32 d, a (parser_instruction.cpp): type B32, type2 F32, tensor.d Tf32.
 #pragma once
 
 #include <string>

@@ -1,6 +1,7 @@
 // Internal to the parser: the modifiers and operand shapes of the texture and
-// surface instructions (tex, tld4, txq, suld, sust, suq). parser.cpp calls
-// these for those opcodes; the IR conventions are documented in parser.h.
+// surface instructions (tex, tld4, txq, suld, sust, suq). The parser
+// (parser_instruction.cpp, parser_operands.cpp) calls these for those opcodes;
+// the IR conventions are documented in parser.h.
 #pragma once
 
 #include <string>
