@@ -72,6 +72,27 @@ TEST(ExperimentCli, RunsResumesAndChecksTheTinyStudy) {
       EXPECT_GT(std::stod(cells[size_t(col - names.begin())]), 0.0) << row;
     }
   }
+  {  // every completed run's turnaround: its tail, at least the first (measured) run, over the isolated time
+    std::istringstream rows(csv);
+    std::string header, row;
+    std::getline(rows, header);
+    std::vector<std::string> names;
+    std::istringstream hs(header);
+    for (std::string c; std::getline(hs, c, ',');) names.push_back(c);
+    auto at = [&](const std::vector<std::string>& cells, const char* name) {
+      auto it = std::find(names.begin(), names.end(), name);
+      EXPECT_NE(it, names.end()) << name;
+      return it == names.end() ? 0.0 : std::stod(cells.at(size_t(it - names.begin())));
+    };
+    while (std::getline(rows, row)) {
+      std::vector<std::string> cells;
+      std::istringstream cs(row);
+      for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
+      EXPECT_GE(at(cells, "runs"), 1.0) << row;
+      EXPECT_GE(at(cells, "turnaround_p99"), at(cells, "shared_cycles")) << row;  // fewer than 100 runs: the longest
+      EXPECT_NEAR(at(cells, "p99_ntt"), at(cells, "turnaround_p99") / at(cells, "alone_cycles"), 1e-4) << row;
+    }
+  }
   EXPECT_NE(slurp(out / "figures.json").find("\"cpi-stp\""), std::string::npos);
   for (const char* f : {"experiment.toml", "trends.json", "cache"}) EXPECT_TRUE(fs::exists(out / f)) << f;
 

@@ -186,6 +186,42 @@ TEST(ExperimentPlan, PoliciesWithoutPrioritiesRunEveryAppAtPriorityZero) {
   EXPECT_EQ(mixes[1].task.label, "pc[arrival_cycle=100;priority=1]+vecadd fcfs-np seed 1");
 }
 
+// A policy entry with `apps` runs only mixes of those sizes, and one label
+// may name a setting per mix size (here MPS's daemon default: half the GPU
+// for each of a pair, a quarter for each of a quartet).
+TEST(ExperimentPlan, PolicyEntriesRunTheMixSizesTheyName) {
+  std::vector<PlannedRun> mixes = mix_runs(plan_study(
+      study("policies = [\"fcfs\", { label = \"mps-even\", name = \"mps\", active_thread_percentage = 50, apps = 2 },\n"
+            "            { label = \"mps-even\", name = \"mps\", active_thread_percentage = 25, apps = [3, 4] }]\n"
+            "mixes = [[\"pc\", \"vecadd\"], [\"pc\", \"vecadd\", \"lbm\", \"pc\"]]"),
+      "/tmp/out"));
+  ASSERT_EQ(mixes.size(), 4u);  // each mix under fcfs and under its own mps-even
+  std::map<std::string, uint32_t> percent;
+  for (const PlannedRun& r : mixes) {
+    multitask::WorkloadFile w = multitask::parse_workload(r.workload_toml, "w", ".");
+    if (r.policy == "mps-even") percent[r.mix()] = w.policy_options.mps_percent_by_app.at(0);
+    EXPECT_EQ(r.workload_toml.find("apps ="), std::string::npos) << r.workload_toml;
+  }
+  EXPECT_EQ(percent, (std::map<std::string, uint32_t>{{"pc+vecadd", 50}, {"pc+vecadd+lbm+pc", 25}}));
+  auto error_of = [](const std::string& policies) {
+    try {
+      study(policies + "\nmixes = [[\"pc\", \"vecadd\"]]");
+    } catch (const LoadError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("policies = [{ label = \"m\", name = \"mps\", apps = [2, 3] }, { label = \"m\", name = \"mps\", "
+                     "apps = 3 }]"),
+            "s.toml:3: sweep.policies: label 'm' is used twice for the same mix size (entries sharing a label need "
+            "disjoint `apps`)");
+  EXPECT_EQ(error_of("policies = [\"fcfs\", \"fcfs\"]"),
+            "s.toml:3: sweep.policies: label 'fcfs' is used twice for the same mix size (entries sharing a label need "
+            "disjoint `apps`)");
+  EXPECT_EQ(error_of("policies = [{ name = \"mps\", apps = 0 }]"),
+            "s.toml:3: sweep.policies.apps: expected application counts in [1, 64]");
+}
+
 // Two policy labels giving the same workload share one run (one task, one
 // folder) but keep their own rows.
 TEST(ExperimentPlan, RunsWithTheSameKeyKeepTheirAxesAndRunOnce) {

@@ -73,6 +73,20 @@ TEST(MigRun, InstancesUseDisjointSmsL2SlicesAndChannels) {
   EXPECT_TRUE(within(units_used(r, "spmv", "mem", 8, "dram", "reads"), range(4, 4)));
 }
 
+// An idle instance (listed in [policy] mig_profiles beyond the apps) holds
+// its slices: the one application stays on its own 3g.20gb's SMs and
+// partitions although the other four compute slices run nothing.
+TEST(MigRun, AnIdleInstanceKeepsItsSlices) {
+  WorkloadFile w = small_a100({benchmark_app("spmv")}, "mig");
+  w.policy_options.mig_profile_by_app = {{0, "3g.20gb"}, {1, "4g.20gb"}};
+  RunOptions o;
+  o.baselines = false;
+  RunResult r = run_workload(w, o);
+  expect_all_passed(r);
+  EXPECT_TRUE(within(units_used(r, "spmv", "sm", 14, "", "tbs_done"), range(0, 6)));
+  EXPECT_TRUE(within(units_used(r, "spmv", "mem", 8, "dram", "reads"), range(0, 4)));
+}
+
 // Instances needing more slices than the GPU has are refused when the GPU
 // is built too (the workload file's parser refuses them first, with its
 // file and line: WorkloadFile.MigProfiles), with the profiles named.

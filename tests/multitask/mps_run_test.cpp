@@ -4,6 +4,7 @@
 // client's device fault reaches the other clients unless fault isolation is on.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -53,6 +54,24 @@ TEST(MpsRun, RangesFollowEachOtherAndWrapAround) {
   RunResult r = run_pair({{0, 20}, {1, 80}});
   EXPECT_EQ(sms_used(r, "sgemm", 8), (std::set<uint32_t>{0, 1}));
   EXPECT_EQ(sms_used(r, "hotspot", 8), (std::set<uint32_t>{2, 3, 4, 5, 6, 7, 0}));
+}
+
+// [policy] active_thread_percentage is the control daemon's default, for
+// every client without its own: 50% each gives two clients the halves.
+TEST(MpsRun, TheDaemonsDefaultLimitsEveryClient) {
+  WorkloadFile w = parse_workload(
+      "[policy]\nname = \"mps\"\nactive_thread_percentage = 50\n[[app]]\nbenchmark = \"sgemm\"\nsize = \"tiny\"\n"
+      "[[app]]\nbenchmark = \"hotspot\"\nsize = \"tiny\"\n",
+      "w.toml");
+  w.overrides = {"gpu.num_sms=8", "frontend.check_invariants=true"};
+  RunOptions o;
+  o.baselines = false;
+  RunResult r = run_workload(w, o);
+  expect_all_passed(r);
+  std::set<uint32_t> sgemm = sms_used(r, "sgemm", 8);
+  EXPECT_FALSE(sgemm.empty());
+  EXPECT_TRUE(std::all_of(sgemm.begin(), sgemm.end(), [](uint32_t s) { return s < 4; }));
+  EXPECT_EQ(sms_used(r, "hotspot", 8), (std::set<uint32_t>{4, 5, 6, 7}));
 }
 
 // NVIDIA's MPS: a fatal fault of one client reaches every client of the

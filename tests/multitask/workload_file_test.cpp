@@ -310,6 +310,13 @@ TEST(WorkloadFile, MpsActiveThreadPercentage) {
             "w.toml:5: app[0].active_thread_percentage: only used with policy mps, not 'fcfs'");
   EXPECT_EQ(error_of("[policy]\nname = \"mps\"\n[[app]]\nbenchmark = \"pc\"\nactive_thread_percentage = 0\n"),
             "w.toml:5: app[0].active_thread_percentage: 0 is outside [1, 100]");
+  // [policy]'s value is the control daemon's default: every client without its own.
+  const std::string three = "[[app]]\nbenchmark = \"pc\"\n[[app]]\nbenchmark = \"vecadd\"\nactive_thread_percentage = "
+                            "100\n[[app]]\nbenchmark = \"lbm\"\nactive_thread_percentage = 30\n";
+  w = parse_workload("[policy]\nname = \"mps\"\nactive_thread_percentage = 50\n" + three, "w.toml");
+  EXPECT_EQ(w.policy_options.mps_percent_by_app, (std::map<uint32_t, uint32_t>{{0, 50}, {2, 30}}));
+  EXPECT_EQ(error_of("[policy]\nname = \"fcfs\"\nactive_thread_percentage = 50\n[[app]]\nbenchmark = \"pc\"\n"),
+            "w.toml:3: policy.active_thread_percentage: only used with policy mps, not 'fcfs'");
 }
 
 // mps: fault isolation off by default (NVIDIA's MPS), refused with other policies.
@@ -353,9 +360,13 @@ TEST(WorkloadFile, MigProfiles) {
             "w.toml:7: app[0].mig_profile: this app's profile is given by [policy] mig_profiles already");
   EXPECT_EQ(error_of(head + "mig_profiles = [\"4g.20gb\"]\n" + two),
             "w.toml:7: app[1]: policy mig needs a mig_profile (the app's GPU instance, e.g. \"3g.20gb\")");
-  EXPECT_EQ(error_of(head + "mig_profiles = [\"3g.20gb\", \"2g.10gb\", \"1g.5gb\"]\n" + two),
-            "w.toml: policy mig needs a MIG profile for each application, and no other policy takes one ([[app]] "
-            "mig_profile or [policy] mig_profiles)");
+  // More instances than apps: the rest are idle (their slices held, no process in them).
+  w = parse_workload(head + "mig_profiles = [\"3g.20gb\", \"2g.10gb\", \"1g.5gb\"]\n" + two, "w.toml");
+  EXPECT_EQ(w.policy_options.mig_profile_by_app,
+            (std::map<uint32_t, std::string>{{0, "3g.20gb"}, {1, "2g.10gb"}, {2, "1g.5gb"}}));
+  EXPECT_EQ(error_of(head + "mig_profiles = [\"4g.20gb\", \"4g.20gb\"]\n" + two),
+            "w.toml: MIG profiles: MIG instances 4g.20gb + 4g.20gb need 8 compute and 8 memory slices; the GPU has 7 "
+            "and 8");
 }
 
 }  // namespace

@@ -210,7 +210,7 @@ std::vector<PlannedRun> plan_study(const Study& s, const std::filesystem::path& 
   std::map<std::string, MixApp> alone;  // each application as its isolated run has it, by label
   for (const Mix& m : mixes)
     for (const MixApp& a : m) alone.emplace(a.alone().label(), a.alone());
-  PolicyChoice fcfs{"fcfs", toml::table{{"name", "fcfs"}}};
+  PolicyChoice fcfs{"fcfs", toml::table{{"name", "fcfs"}}, true, {}};
   // Wave 0: each application alone, per config and seed (the mixes' baselines).
   for (const ConfigChoice& c : s.sweep.configs)
     for (uint64_t seed : s.sweep.seeds)
@@ -223,7 +223,8 @@ std::vector<PlannedRun> plan_study(const Study& s, const std::filesystem::path& 
   for (const ConfigChoice& c : s.sweep.configs)
     for (const PolicyChoice& policy : s.sweep.policies)
       for (uint64_t seed : s.sweep.seeds)
-        for (const Mix& m : mixes) runs.push_back(p.make(PlannedRun::Kind::Mix, m, policy, c, seed, {}));
+        for (const Mix& m : mixes)
+          if (policy.runs(m.size())) runs.push_back(p.make(PlannedRun::Kind::Mix, m, policy, c, seed, {}));
   // The same run can arise twice with the same axes (a mix listed twice): keep one.
   std::set<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> seen;
   std::vector<PlannedRun> unique;

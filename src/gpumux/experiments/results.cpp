@@ -142,6 +142,12 @@ std::string kernel_antt(const json& run) {
   return n && !run.value("events", json::array()).empty() ? num(sum / double(n)) : "";
 }
 
+// The 99th percentile (nearest rank) of `v`, non-empty.
+double p99_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, size_t(std::ceil(0.99 * double(v.size()))) - 1)];
+}
+
 // Rows of one run (one per application); empty cells where the run has no metrics.
 // The app's event kernels (docs/edge.md), in core cycles: how many, means of
 // their latencies, the 99th percentile of scheduling latency (tail), every
@@ -165,9 +171,7 @@ void add_event_cells(const json& run, size_t app, std::vector<std::pair<std::str
   };
   std::string p99, all;
   if (!sched.empty()) {
-    std::vector<double> sorted = sched;
-    std::sort(sorted.begin(), sorted.end());
-    p99 = num(sorted[std::min(sorted.size() - 1, size_t(std::ceil(0.99 * double(sorted.size()))) - 1)]);
+    p99 = num(p99_of(sched));
     for (double x : sched) all += (all.empty() ? "" : " ") + num(x);
   }
   std::optional<double> kernel = kernel_slowdown(a);
@@ -255,6 +259,16 @@ void add_rows(Table& t, const Study& s, const PlannedRun& r, const json& run,
                                {"alone_cycles", a.at("alone").is_number() ? time_cell(a.at("alone").get<double>()) : ""},
                                {"kernel_cycles", std::to_string(a.at("first_run_kernel_cycles").get<uint64_t>())},
                                {"warp_insts", std::to_string(a.at("warp_insts").get<uint64_t>())}});
+    // Every completed run's turnaround (an app replayed beside a longer one:
+    // the tail a latency-sensitive service sees), against its isolated run.
+    std::vector<double> turnarounds;
+    for (const json& run_i : a.at("runs")) turnarounds.push_back(run_i.at("cycles").get<double>());
+    const double tail = turnarounds.empty() ? 0 : p99_of(turnarounds);
+    const bool alone_time = a.at("alone").is_number() && a.at("alone").get<double>() > 0;
+    cells.insert(cells.end(), {{"runs", std::to_string(turnarounds.size())},
+                               {"turnaround_p99", turnarounds.empty() ? "" : num(tail)},
+                               {"p99_ntt", turnarounds.empty() || !alone_time || a.value("unit", "cycles") != "cycles"
+                                               ? "" : num(tail / a.at("alone").get<double>())}});
     bool m = metrics.is_object();
     cells.insert(cells.end(), {{"ntt", m ? num(metrics["apps"][i]["ntt"].get<double>()) : ""},
                                {"progress", m ? num(metrics["apps"][i]["progress"].get<double>()) : ""},

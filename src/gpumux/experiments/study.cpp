@@ -61,6 +61,11 @@ PolicyChoice policy_choice(StrictTable& t, const toml::node& e) {
       p.priorities = *v;
       p.options.erase("priorities");
     }
+    if (pt->get("apps")) {
+      StrictTable at(*pt, t.qualified("policies"), t.file());
+      p.apps = counts(at, "apps");
+      p.options.erase("apps");
+    }
     auto name = p.options.get("name") ? p.options.get("name")->value_exact<std::string>() : std::nullopt;
     if (!name) t.fail(e, "policies", "a policy table needs name = \"<policy>\"");
     if (p.label.empty()) p.label = *name;
@@ -182,7 +187,17 @@ void read_sweep(StrictTable& t, Sweep& s) {
     const toml::array* arr = n->as_array();
     if (!arr || arr->empty()) t.fail(*n, "policies", "expected a non-empty array");
     s.policies.clear();
-    for (const auto& e : *arr) s.policies.push_back(policy_choice(t, e));
+    for (const auto& e : *arr) {
+      PolicyChoice p = policy_choice(t, e);
+      for (const PolicyChoice& q : s.policies) {
+        bool overlap = p.apps.empty() || q.apps.empty();
+        for (uint32_t n : p.apps) overlap = overlap || q.runs(n);
+        if (q.label == p.label && overlap)
+          t.fail(e, "policies", fmt::format("label '{}' is used twice for the same mix size (entries sharing a label "
+                                            "need disjoint `apps`)", p.label));
+      }
+      s.policies.push_back(std::move(p));
+    }
   }
   if (const toml::node* n = t.node("configs")) {
     const toml::array* arr = n->as_array();

@@ -23,6 +23,8 @@
 //   [[figure]]  [[trend]]          # what the report draws and what `check` asserts
 #pragma once
 
+#include <algorithm>
+
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -46,6 +48,13 @@ struct PolicyChoice {
   // non-prioritized execution of mixes with a high-priority application);
   // results keep the mix's priorities.
   bool priorities = true;
+  // The mix sizes it runs (empty: every mix), so that one label can name a
+  // setting per size: entries sharing a label have disjoint sizes (a MIG
+  // partitioning with as many instances as the mix has applications).
+  std::vector<uint32_t> apps;
+  bool runs(size_t mix_size) const {
+    return apps.empty() || std::find(apps.begin(), apps.end(), uint32_t(mix_size)) != apps.end();
+  }
 };
 
 // One application of a mix: a benchmark and the [[app]] keys the study sets

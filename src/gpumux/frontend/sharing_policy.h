@@ -92,8 +92,11 @@ struct PolicyOptions {
   // recommends for medium-priority contexts (DRIVE OS Linux SDK, "Setting the
   // Timeslice"; the driver's minimum is 1 ms).
   double timeslice_us = 2000;
-  // mps: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of the clients that set one below 100, by app id.
+  // mps: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of the clients limited below 100, by app id.
   std::map<uint32_t, uint32_t> mps_percent_by_app;
+  // mps: the control daemon's default percentage ([policy] active_thread_percentage),
+  // which the workload loader gives every client without its own.
+  uint32_t mps_default_percent = 100;
   // mps: whether a client's device fault stays its own. False, as NVIDIA
   // documents MPS ("MPS Error Containment", Volta and later): a fatal fault
   // of one client reaches every client of the server on that GPU. True: the

@@ -427,12 +427,13 @@ WorkloadFile parse_workload(std::string_view text, const std::string& name, cons
         t.fail(*b, "warp_budget",
                fmt::format("only used with sm.warp_scheduler = \"qaws\" (this workload's GPU has '{}')", qaws_scheduler));
     }
-    if (auto pct = t.integer("active_thread_percentage", 1, 100)) {
-      if (w.policy != "mps")
-        t.fail(*t.node("active_thread_percentage"), "active_thread_percentage",
-               fmt::format("only used with policy mps, not '{}'", w.policy));
-      if (*pct < 100) w.policy_options.mps_percent_by_app[uint32_t(i)] = uint32_t(*pct);
-    }
+    // The client's own percentage, else the control daemon's default.
+    auto pct = t.integer("active_thread_percentage", 1, 100);
+    if (pct && w.policy != "mps")
+      t.fail(*t.node("active_thread_percentage"), "active_thread_percentage",
+             fmt::format("only used with policy mps, not '{}'", w.policy));
+    if (uint32_t p = pct ? uint32_t(*pct) : w.policy_options.mps_default_percent; p < 100)
+      w.policy_options.mps_percent_by_app[uint32_t(i)] = p;
     if (auto profile = t.get<std::string>("mig_profile", "a MIG profile name such as \"3g.20gb\"")) {
       const toml::node& n = *t.node("mig_profile");
       if (w.policy != "mig") t.fail(n, "mig_profile", fmt::format("only used with policy mig, not '{}'", w.policy));
@@ -541,9 +542,11 @@ void validate(const WorkloadFile& w) {
   }
   if ((w.quota_scheme == "spart") != (w.policy == "spart"))
     throw LoadError(fmt::format("{}: policy: {}", w.source, kSpartTogether));
-  if (size_t profiles = w.policy_options.mig_profile_by_app.size(); w.policy == "mig" ? profiles != w.apps.size() : profiles)
-    throw LoadError(fmt::format("{}: policy mig needs a MIG profile for each application, and no other policy takes "
-                                "one ([[app]] mig_profile or [policy] mig_profiles)", w.source));
+  // Under mig every app has its profile (checked per app above); [policy]
+  // mig_profiles may list more: instances created with no process in them.
+  if (w.policy != "mig" && !w.policy_options.mig_profile_by_app.empty())
+    throw LoadError(fmt::format("{}: only policy mig takes MIG profiles ([[app]] mig_profile or [policy] mig_profiles)",
+                                w.source));
   if (w.policy != "dss" && !w.policy_options.tokens_by_app.empty())
     throw LoadError(fmt::format("{}: policy.tokens is only used by dss, not by '{}'", w.source, w.policy));
 }

@@ -92,6 +92,12 @@ void parse_policy_specific_keys(StrictTable& pt, WorkloadFile& w) {
     std::vector<std::string> names = strings(pt, "mig_profiles");
     for (size_t i = 0; i < names.size(); ++i) w.policy_options.mig_profile_by_app[uint32_t(i)] = names[i];
   }
+  if (auto pct = pt.integer("active_thread_percentage", 1, 100)) {  // the control daemon's default
+    if (w.policy != "mps")
+      pt.fail(*pt.node("active_thread_percentage"), "active_thread_percentage",
+              fmt::format("only used with policy mps, not '{}'", w.policy));
+    w.policy_options.mps_default_percent = uint32_t(*pct);
+  }
   if (const toml::node* n = pt.node("fault_isolation"); n && w.policy != "mps")
     pt.fail(*n, "fault_isolation", fmt::format("only used with policy mps, not '{}'", w.policy));
   bool& isolation = w.policy_options.mps_fault_isolation;
