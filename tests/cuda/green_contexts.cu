@@ -7,7 +7,10 @@
 // counts must be the device's too. Arguments: the device's SM count and,
 // optionally, its first SM (a MIG instance's); the placement gpumux documents
 // (group i: SMs [first + i x size, first + (i + 1) x size)) is checked too
-// (docs/sharing-modes.md, "Green contexts"). With the argument
+// (docs/sharing-modes.md, "Green contexts"). A green context made current
+// (cuCtxFromGreenCtx, cuCtxSetCurrent, cuCtxPushCurrent) takes the runtime's
+// default-stream launches and cudaStreamCreate's streams onto its SMs; the
+// primary context made current again gives them every SM. With the argument
 // "unsupported" it calls a driver function gpumux does not implement, which
 // must end the program with the function's name.
 #include <cuda.h>
@@ -75,9 +78,8 @@ int main(int argc, char** argv) {
   CHECK(argc == 2 || argc == 3);
   if (std::string(argv[1]) == "unsupported") {
     CHECK_CU(cuInit(0));
-    CUcontext ctx;
-    cuCtxGetCurrent(&ctx);
-    std::printf("FAIL: cuCtxGetCurrent returned\n");
+    cuCtxResetPersistingL2Cache();
+    std::printf("FAIL: cuCtxResetPersistingL2Cache returned\n");
     return 1;
   }
   const unsigned num_sms = unsigned(std::atoi(argv[1]));
@@ -170,6 +172,44 @@ int main(int argc, char** argv) {
   CHECK(used[2].size() > group_sms);  // the ordinary stream is not confined
   CHECK(*used[2].rbegin() >= first + 2 * group_sms);  // and reaches the SMs of no group
 
+  // Green context 1 made current: the runtime's default stream and a new
+  // runtime stream launch on its SMs; the primary context again: every SM.
+  CUcontext primary = nullptr, ctx1 = nullptr, again = nullptr, popped = nullptr;
+  CHECK_CU(cuCtxGetCurrent(&primary));
+  CHECK(primary != nullptr);
+  CHECK_CU(cuCtxFromGreenCtx(&ctx1, green[1]));
+  CHECK_CU(cuCtxFromGreenCtx(&again, green[1]));
+  CHECK(again == ctx1 && ctx1 != primary);
+  CHECK_CU(cuCtxSetCurrent(ctx1));
+  CHECK_CU(cuCtxGetCurrent(&again));
+  CHECK(again == ctx1);
+  cudaStream_t in_green;
+  CHECK_CUDA(cudaStreamCreate(&in_green));
+  CUgreenCtx of_stream = nullptr;
+  CHECK_CU(cuStreamGetGreenCtx(in_green, &of_stream));
+  CHECK(of_stream == nullptr);  // a runtime stream on the green context's SMs, not one of cuGreenCtxStreamCreate
+  Run current[3] = {{1.5f, 0.5f}, {3.0f, -1.0f}, {-2.0f, 2.0f}};
+  launch(current[0], d_in, 0);
+  launch(current[1], d_in, in_green);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  CHECK_CU_ERR(cuGreenCtxDestroy(green[1]), CUDA_ERROR_INVALID_CONTEXT);  // current: not destroyed
+  CHECK_CU(cuCtxPushCurrent(primary));
+  launch(current[2], d_in, 0);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  CHECK_CU(cuCtxPopCurrent(&popped));
+  CHECK(popped == primary);
+  CHECK_CU(cuCtxGetCurrent(&again));
+  CHECK(again == ctx1);
+  CHECK_CU(cuCtxSetCurrent(nullptr));  // the primary context again
+  CHECK_CU(cuCtxGetCurrent(&again));
+  CHECK(again == primary);
+  CHECK_CU_ERR(cuCtxSetCurrent(reinterpret_cast<CUcontext>(&popped)), CUDA_ERROR_INVALID_CONTEXT);
+  for (int k = 0; k < 2; ++k)
+    for (unsigned sm : finish(current[k], in)) CHECK(sm >= first + group_sms && sm < first + 2 * group_sms);
+  const std::set<unsigned> primary_sms = finish(current[2], in);
+  CHECK(primary_sms.size() > group_sms && *primary_sms.rbegin() >= first + 2 * group_sms);
+  CHECK_CUDA(cudaStreamDestroy(in_green));
+
   for (int g = 0; g < 2; ++g) {
     CHECK_CU(cuStreamDestroy(streams[g]));
     CHECK_CU(cuGreenCtxDestroy(green[g]));
@@ -183,7 +223,9 @@ int main(int argc, char** argv) {
   CHECK(found == cudaDriverEntryPointSuccess && fn == reinterpret_cast<void*>(&cuGreenCtxCreate));
   CHECK_CUDA(cudaGetDriverEntryPoint("cuStreamDestroy", &fn, cudaEnableDefault, &found));
   CHECK(fn == reinterpret_cast<void*>(&cuStreamDestroy));  // cuda.h's cuStreamDestroy_v2
-  CHECK_CUDA(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 13000, cudaEnableDefault, &found));
+  CHECK_CUDA(cudaGetDriverEntryPointByVersion("cuCtxPopCurrent", &fn, 13000, cudaEnableDefault, &found));
+  CHECK(fn == reinterpret_cast<void*>(&cuCtxPopCurrent));  // cuda.h's cuCtxPopCurrent_v2
+  CHECK_CUDA(cudaGetDriverEntryPointByVersion("cuCtxResetPersistingL2Cache", &fn, 13000, cudaEnableDefault, &found));
   CHECK(fn == nullptr && found == cudaDriverEntryPointSymbolNotFound);
   const char* text = nullptr;
   CHECK_CU(cuGetErrorString(CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION, &text));

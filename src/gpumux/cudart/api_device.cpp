@@ -34,6 +34,8 @@ cudaError_t create_stream(const char* api, cudaStream_t* stream, unsigned flags,
     if (!stream) throw CudaError{cudaErrorInvalidValue, "null stream"};
     if (flags & ~kStreamNonBlocking) throw CudaError{cudaErrorInvalidValue, fmt::format("stream flags {:#x}", flags)};
     int p = std::clamp(priority, kGreatestPriority, 0);
+    // A stream without SMs of its own is the current context's: a green context's SMs, if one is current.
+    if (sms.empty()) sms = Runtime::current_sms();
     *stream = new CUstream_st{rt().session().create_stream(-p, sms), {}, flags};  // gpumux: higher is more urgent
   });
 }
@@ -258,9 +260,6 @@ const char* cudaGetErrorString(cudaError_t e) { return gpumux::cudart::error_str
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority) {
   return create_stream("cudaStreamCreate", stream, flags, priority, {});
 }
-// A stream whose kernels place TBs on SMs `sms[0..count)` only (by SM id):
-// the streams of green contexts, created by gpumux's libcuda.so.1
-// (cuGreenCtxStreamCreate).
 // The SMs of the device as the program sees it (under gpumux serve with mig:
 // its instance's), for gpumux's libcuda.so.1 (cuDeviceGetDevResource): up to
 // `capacity` SM ids into `sms`, their number into *count; 0: every SM.
@@ -272,10 +271,23 @@ cudaError_t gpumuxDeviceSms(unsigned int* sms, unsigned int capacity, unsigned i
     *count = unsigned(v.size());
   });
 }
+// A stream whose kernels place TBs on SMs `sms[0..count)` only (by SM id):
+// the streams of green contexts, created by gpumux's libcuda.so.1
+// (cuGreenCtxStreamCreate, cuCtxFromGreenCtx).
 cudaError_t gpumuxStreamCreateOnSms(cudaStream_t* stream, unsigned int flags, int priority, const unsigned int* sms,
                                     unsigned int count) {
   if (count && !sms) return cudaErrorInvalidValue;
   return create_stream("gpumuxStreamCreateOnSms", stream, flags, priority, {sms, count});
+}
+// Makes a green context current on the calling thread (gpumux's libcuda.so.1,
+// cuCtxSetCurrent): launches into the default stream go to `default_stream`,
+// and cudaStreamCreate's streams get SMs `sms[0..count)`; a null stream and
+// no SMs: the primary context again.
+cudaError_t gpumuxSetCurrentContext(cudaStream_t default_stream, const unsigned int* sms, unsigned int count) {
+  if ((count && !sms) || (reinterpret_cast<uintptr_t>(default_stream) <= 2) != (count == 0))
+    return cudaErrorInvalidValue;
+  Runtime::set_current_context(default_stream, {sms, count});
+  return cudaSuccess;
 }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
   return cudaStreamCreateWithPriority(stream, flags, 0);

@@ -39,6 +39,8 @@ Runtime& Runtime::get() {
   return *rt;
 }
 
+thread_local Runtime::CurrentContext Runtime::current_;
+
 Runtime::Runtime() {
   const char* server = std::getenv("GPUMUX_SERVER");
   session_ = server && *server ? make_remote_session(server) : make_local_session();

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -130,14 +131,31 @@ class Runtime {
   // SM at once (the occupancy calculator); CudaError InvalidValue unless block_threads > 0.
   int blocks_per_sm(const runtime::Kernel& k, int block_threads, size_t dyn_smem) const;
   // The runtime stream of a handle: null and the special handles cudaStreamLegacy (1)
-  // and cudaStreamPerThread (2) are the default stream.
+  // and cudaStreamPerThread (2) are the default stream: the primary context's,
+  // or that of the green context current on the calling thread.
   static runtime::Stream stream_of(cudaStream_t s) {
-    return reinterpret_cast<uintptr_t>(s) > 2 ? s->stream : runtime::Stream{};
+    if (reinterpret_cast<uintptr_t>(s) > 2) return s->stream;
+    return current_.default_stream ? current_.default_stream->stream : runtime::Stream{};
   }
+  // The context current on the calling host thread, as gpumux's libcuda.so.1
+  // sets it (cuCtxSetCurrent): a green context's default stream and SMs, on
+  // which the runtime's default stream and new streams launch; none: the
+  // primary context (every SM the program's device has).
+  static void set_current_context(cudaStream_t default_stream, std::span<const unsigned> sms) {
+    current_.default_stream = default_stream;
+    current_.sms.assign(sms.begin(), sms.end());
+  }
+  static std::span<const unsigned> current_sms() { return current_.sms; }
 
  private:
   Runtime();
   void load(RegisteredModule& m);  // into the current context
+
+  struct CurrentContext {
+    cudaStream_t default_stream = nullptr;
+    std::vector<unsigned> sms;
+  };
+  static thread_local CurrentContext current_;
 
   std::unique_ptr<Session> session_;
   ManagedMemory managed_;

@@ -129,10 +129,20 @@ CUresult cuGreenCtxCreate(CUgreenCtx* phCtx, CUdevResourceDesc desc, CUdevice de
 }
 
 CUresult cuGreenCtxDestroy(CUgreenCtx hCtx) {
-  if (CUresult e = check_initialized("cuGreenCtxDestroy")) return e;
-  if (!hCtx) return fail("cuGreenCtxDestroy", CUDA_ERROR_INVALID_HANDLE, "null green context");
+  const char* api = "cuGreenCtxDestroy";
+  if (CUresult e = check_initialized(api)) return e;
+  if (!hCtx) return fail(api, CUDA_ERROR_INVALID_HANDLE, "null green context");
   Driver& d = Driver::get();
   std::lock_guard lock(d.mutex);
+  for (const auto& [thread, stack] : d.current)
+    if (hCtx->ctx && std::find(stack.begin(), stack.end(), hCtx->ctx) != stack.end())
+      return fail(api, CUDA_ERROR_INVALID_CONTEXT,
+                  "its context is current (or pushed) on a thread: make another context current first");
+  if (hCtx->ctx) {  // the context made from it, and its default stream
+    if (cudaError_t e = cudaStreamDestroy(hCtx->ctx->default_stream)) return e;
+    d.contexts.erase(hCtx->ctx);
+    delete hCtx->ctx;
+  }
   // Its streams are the program's to destroy first; those it leaves keep the SMs.
   std::erase_if(d.green_streams, [&](const auto& e) { return e.second == hCtx; });
   delete hCtx;

@@ -19,20 +19,22 @@ namespace {
 constexpr int kDriverVersion = 13000;  // cuDriverGetVersion's
 enum : int { kFound = 0, kSymbolNotFound = 1 };  // CUdriverProcAddressQueryResult
 
-// Base names of the implemented functions (api_driver.cpp, api_green.cpp, this file).
+// Base names of the implemented functions (api_driver.cpp, api_green.cpp, api_context.cpp, this file).
 constexpr const char* kImplemented[] = {
     "cuInit", "cuDriverGetVersion", "cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetAttribute", "cuGetErrorName",
     "cuGetErrorString", "cuCtxSynchronize", "cuStreamCreate", "cuStreamCreateWithPriority", "cuStreamSynchronize",
     "cuStreamDestroy", "cuStreamGetGreenCtx", "cuDeviceGetDevResource", "cuDevSmResourceSplitByCount",
     "cuDevResourceGenerateDesc", "cuGreenCtxCreate", "cuGreenCtxDestroy", "cuGreenCtxGetDevResource",
-    "cuGreenCtxGetId", "cuGreenCtxStreamCreate", "cuGetProcAddress"};
+    "cuGreenCtxGetId", "cuGreenCtxStreamCreate", "cuGetProcAddress", "cuCtxFromGreenCtx", "cuCtxGetCurrent",
+    "cuCtxSetCurrent", "cuCtxPushCurrent", "cuCtxPopCurrent", "cuCtxGetDevice"};
 
 // The exported name of `base` at `version`: cuda.h's versioned names for the
-// two functions that have one (cuStreamDestroy_v2 since CUDA 4.0,
-// cuGetProcAddress_v2 since 12.0). The version at which each function
-// appeared is not checked.
+// functions that have one (cuStreamDestroy_v2, cuCtxPushCurrent_v2 and
+// cuCtxPopCurrent_v2 since CUDA 4.0, cuGetProcAddress_v2 since 12.0). The
+// version at which each function appeared is not checked.
 std::string exported_name(const char* base, int version) {
-  if (std::strcmp(base, "cuStreamDestroy") == 0 && version >= 4000) return "cuStreamDestroy_v2";
+  for (const char* v2 : {"cuStreamDestroy", "cuCtxPushCurrent", "cuCtxPopCurrent"})
+    if (std::strcmp(base, v2) == 0 && version >= 4000) return std::string(base) + "_v2";
   if (std::strcmp(base, "cuGetProcAddress") == 0 && version >= 12000) return "cuGetProcAddress_v2";
   return base;
 }

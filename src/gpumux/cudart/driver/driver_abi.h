@@ -39,6 +39,7 @@ enum : int {
 using CUdevice = int;
 using CUstream = CUstream_st*;
 using CUgreenCtx = struct CUgreenCtx_st*;
+using CUcontext = struct CUctx_st*;
 using CUdevResourceDesc = struct CUdevResourceDesc_st*;
 
 enum : unsigned {

@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpumux/cudart/cuda_abi.h"
@@ -20,6 +21,13 @@
 struct CUgreenCtx_st {
   std::vector<uint32_t> sms;
   unsigned long long id;
+  struct CUctx_st* ctx = nullptr;  // cuCtxFromGreenCtx's, made once
+};
+// A context: the primary context (no green context), or one made from a green
+// context, whose default stream is a stream on the green context's SMs.
+struct CUctx_st {
+  CUgreenCtx green = nullptr;
+  CUstream default_stream = nullptr;
 };
 // A resource descriptor: the union of the SM sets it was generated from.
 struct CUdevResourceDesc_st {
@@ -37,6 +45,7 @@ cudaError_t gpumuxStreamCreateOnSms(cudaStream_t* stream, unsigned int flags, in
                                     unsigned int count);
 const char* cudaGetErrorString(cudaError_t e);
 cudaError_t gpumuxDeviceSms(unsigned int* sms, unsigned int capacity, unsigned int* count);
+cudaError_t gpumuxSetCurrentContext(cudaStream_t default_stream, const unsigned int* sms, unsigned int count);
 }
 
 namespace gpumux::cudart::driver {
@@ -64,7 +73,18 @@ class Driver {
   const SmSet* sm_set(const CUdevResource& r) const;
   uint32_t next_split = 0;
   unsigned long long next_green_id = 1;
-  std::map<CUstream, CUgreenCtx> green_streams;  // cuGreenCtxStreamCreate's
+  std::map<CUstream, CUgreenCtx> green_streams;  // cuGreenCtxStreamCreate's, and green contexts' default streams
+
+  // Contexts (api_context.cpp): the primary one, those made from green
+  // contexts, and each host thread's stack of current contexts (its top is
+  // current; empty: the primary context).
+  CUctx_st primary;
+  std::map<CUcontext, CUgreenCtx> contexts;  // made by cuCtxFromGreenCtx
+  std::map<std::thread::id, std::vector<CUcontext>> current;
+  // The calling thread's current context, and making `c` current (the
+  // runtime's default stream and new streams launch on its SMs).
+  CUcontext current_context();
+  CUresult make_current(std::vector<CUcontext>& stack);
 
  private:
   std::vector<SmSet> sets_;
