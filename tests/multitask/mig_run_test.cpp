@@ -56,15 +56,24 @@ WorkloadFile small_a100(std::vector<AppSpec> apps, const std::string& policy) {
   return w;
 }
 
-// 3g.20gb: compute slices 0-2 (SMs 0-5), memory slices 0-3; 4g.20gb: compute
-// slices 3-6 (SMs 6-13), memory slices 4-7.
-TEST(MigRun, InstancesUseDisjointSmsL2SlicesAndChannels) {
-  WorkloadFile w = small_a100({benchmark_app("vecadd"), benchmark_app("spmv")}, "mig");
+// The benchmarks `apps` in instances 3g.20gb and 4g.20gb of the small A100,
+// in that order (an instance beyond the apps is idle); every app passes.
+RunResult run_in_3g_and_4g(const std::vector<std::string>& apps) {
+  std::vector<AppSpec> specs;
+  for (const std::string& a : apps) specs.push_back(benchmark_app(a));
+  WorkloadFile w = small_a100(std::move(specs), "mig");
   w.policy_options.mig_profile_by_app = {{0, "3g.20gb"}, {1, "4g.20gb"}};
   RunOptions o;
   o.baselines = false;
   RunResult r = run_workload(w, o);
   expect_all_passed(r);
+  return r;
+}
+
+// 3g.20gb: compute slices 0-2 (SMs 0-5), memory slices 0-3; 4g.20gb: compute
+// slices 3-6 (SMs 6-13), memory slices 4-7.
+TEST(MigRun, InstancesUseDisjointSmsL2SlicesAndChannels) {
+  RunResult r = run_in_3g_and_4g({"vecadd", "spmv"});
   EXPECT_TRUE(within(units_used(r, "vecadd", "sm", 14, "", "tbs_done"), range(0, 6)));
   EXPECT_TRUE(within(units_used(r, "spmv", "sm", 14, "", "tbs_done"), range(6, 8)));
   EXPECT_TRUE(within(units_used(r, "vecadd", "mem", 8, "l2", "read_misses"), range(0, 4)));
@@ -77,12 +86,7 @@ TEST(MigRun, InstancesUseDisjointSmsL2SlicesAndChannels) {
 // its slices: the one application stays on its own 3g.20gb's SMs and
 // partitions although the other four compute slices run nothing.
 TEST(MigRun, AnIdleInstanceKeepsItsSlices) {
-  WorkloadFile w = small_a100({benchmark_app("spmv")}, "mig");
-  w.policy_options.mig_profile_by_app = {{0, "3g.20gb"}, {1, "4g.20gb"}};
-  RunOptions o;
-  o.baselines = false;
-  RunResult r = run_workload(w, o);
-  expect_all_passed(r);
+  RunResult r = run_in_3g_and_4g({"spmv"});
   EXPECT_TRUE(within(units_used(r, "spmv", "sm", 14, "", "tbs_done"), range(0, 6)));
   EXPECT_TRUE(within(units_used(r, "spmv", "mem", 8, "dram", "reads"), range(0, 4)));
 }
