@@ -100,5 +100,27 @@ TEST(MpsRun, AClientsFaultReachesEveryClient) {
   }
 }
 
+// The server takes clients again once every client the fault reached has
+// exited: an application arriving after sgemm and the faulting client ended
+// runs normally and passes its check.
+TEST(MpsRun, AClientArrivingAfterTheAffectedOnesExitedRunsNormally) {
+  RunOptions o;
+  o.baselines = false;
+  o.overrides = {"frontend.check_invariants=true"};
+  WorkloadFile first = test::gtx980_workload({benchmark_app("sgemm"), test::faulting_app()}, "mps");
+  const RunResult before = run_workload(first, o);
+  for (const AppOutcome& a : before.apps) ASSERT_FALSE(a.error.empty()) << a.name;  // both ended by the fault
+  AppSpec late = benchmark_app("stencil");
+  late.arrival = before.cycles + 1000;
+  WorkloadFile w = test::gtx980_workload({benchmark_app("sgemm"), test::faulting_app(), late}, "mps");
+  RunResult r = run_workload(w, o);
+  ASSERT_EQ(r.apps.size(), 3u);
+  EXPECT_NE(r.apps[0].error.find("raised by kernel faulty.oob of another MPS client"), std::string::npos)
+      << r.apps[0].error;
+  EXPECT_TRUE(r.apps[2].error.empty()) << r.apps[2].error;
+  ASSERT_EQ(r.apps[2].runs.size(), 1u);
+  EXPECT_TRUE(r.apps[2].runs[0].passed) << r.apps[2].runs[0].detail;
+}
+
 }  // namespace
 }  // namespace gpumux::multitask

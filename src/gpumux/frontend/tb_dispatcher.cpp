@@ -373,7 +373,21 @@ void TbDispatcher::spread_fault(const sm::KernelInstance& k, const KernelRecord&
   for (auto& [sid, q] : streams_)
     for (Running& r : q)
       if (sid.first != k.app && !r.kernel->fault) r.kernel->fault = spread_fault_;
+  for (uint32_t app = 0; app < clients_.size(); ++app)
+    if (clients_[app]) fault_reached_.insert(app);
+  if (fault_reached_.empty()) spread_fault_ = nullptr;  // no client left to wait for (a launch without a context)
   wake();
+}
+
+void TbDispatcher::client_connected(uint32_t app) {
+  if (app >= clients_.size()) clients_.resize(app + 1, 0);
+  ++clients_[app];
+}
+
+void TbDispatcher::client_disconnected(uint32_t app) {
+  if (app >= clients_.size() || clients_[app] == 0) return;
+  if (--clients_[app] == 0 && fault_reached_.erase(app) && fault_reached_.empty())
+    spread_fault_ = nullptr;  // every client the fault reached has left: the server takes clients again
 }
 
 }  // namespace gpumux::frontend

@@ -41,6 +41,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <string>
 #include <string_view>
@@ -169,6 +170,13 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
                        exec::DeviceStream stream, std::string name);
   // No queued or running kernel of `app`.
   bool app_idle(uint32_t app) const;
+  // A context of `app` was made / destroyed (a client connecting to and
+  // leaving the device). Under a policy whose applications share one context
+  // (mps), a fault spread to every client lasts until each client connected
+  // at the fault has left: then the server takes clients again, and later
+  // launches run normally.
+  void client_connected(uint32_t app);
+  void client_disconnected(uint32_t app);
   const std::vector<KernelRecord>& records() const { return records_; }
   const std::vector<PreemptionRecord>& preemptions() const { return preemptions_; }
   std::vector<SmStatus> sm_status_table() const;
@@ -266,7 +274,8 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   void push(Running r, StreamId s, Cycle now);
   // Policies whose applications share one context (mps): gives the fault of
   // k (recorded in rec) to every other application: their queued and running
-  // launches end as faulted ones do, and so will their later launches.
+  // launches end as faulted ones do, and so will their later launches until
+  // every client connected at the fault has left (client_disconnected).
   void spread_fault(const sm::KernelInstance& k, const KernelRecord& rec);
 
   // Preemption (tb_dispatcher_preempt.cpp).
@@ -297,6 +306,8 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   std::vector<uint32_t> pending_per_app_;  // queued or running kernels
   std::exception_ptr spread_fault_;  // what spread_fault gave every application but fault_source_app_
   uint32_t fault_source_app_ = 0;
+  std::vector<uint32_t> clients_;     // live contexts per app
+  std::set<uint32_t> fault_reached_;  // apps connected at the spread fault and still connected
   size_t next_sm_ = 0;
   uint32_t next_device_stream_ = kDeviceStreamBase;
   // Device streams are numbered from here (host streams count from 0, event

@@ -361,6 +361,7 @@ Context& Device::create_context(const std::string& name) { return create_context
 
 Context& Device::create_context(const std::string& name, uint32_t app) {
   contexts_.push_back(std::unique_ptr<Context>(new Context(*this, next_context_++, app, name)));
+  backend_->created(*contexts_.back());
   return *contexts_.back();
 }
 

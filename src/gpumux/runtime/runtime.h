@@ -441,7 +441,9 @@ class LaunchBackend {
   virtual std::vector<uint32_t> device_sms(const Context&) { return {}; }
   // The context freed [base, base + bytes).
   virtual void released(Context&, DevPtr /*base*/, uint64_t /*bytes*/) {}
-  // The context is being destroyed: forget what refers to it.
+  // A context was made (a client of the device), and is being destroyed:
+  // forget what refers to it.
+  virtual void created(Context&) {}
   virtual void release(Context&) {}
   virtual double now_ms() const = 0;  // simulated time
   virtual uint64_t warp_instructions() const = 0;  // executed so far, all contexts

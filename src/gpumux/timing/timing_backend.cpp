@@ -197,6 +197,7 @@ void TimingBackend::released(runtime::Context& ctx, runtime::DevPtr base, uint64
 }
 
 void TimingBackend::release(runtime::Context& ctx) {
+  gpu_.dispatcher().client_disconnected(ctx.app());
   std::erase_if(timings_, [&](const auto& e) { return e.second.ctx == &ctx; });
   faults_.erase(&ctx);
   launches_.erase(&ctx);

@@ -64,6 +64,7 @@ class TimingBackend : public runtime::LaunchBackend {
     return gpu_.dispatcher().policy().device_sms(ctx.app());
   }
   void released(runtime::Context& ctx, runtime::DevPtr base, uint64_t bytes) override;
+  void created(runtime::Context& ctx) override { gpu_.dispatcher().client_connected(ctx.app()); }
   void release(runtime::Context& ctx) override;
   void set_waiter(HostWaiter* w) { waiter_ = w; }
   // ka-fair: each application's isolated issue rate (the fraction of
