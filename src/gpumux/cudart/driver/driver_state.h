@@ -81,8 +81,8 @@ class Driver {
   CUctx_st primary;
   std::map<CUcontext, CUgreenCtx> contexts;  // made by cuCtxFromGreenCtx
   std::map<std::thread::id, std::vector<CUcontext>> current;
-  // The calling thread's current context, and making `c` current (the
-  // runtime's default stream and new streams launch on its SMs).
+  // The calling thread's current context, and making the top of its `stack`
+  // current (the runtime's default stream and new streams launch on its SMs).
   CUcontext current_context();
   CUresult make_current(std::vector<CUcontext>& stack);
 
