@@ -21,6 +21,31 @@ namespace fs = std::filesystem;
 
 size_t lines(const std::string& s) { return size_t(std::count(s.begin(), s.end(), '\n')); }
 
+// A results.csv read back: its column names and rows of cells (no quoted commas in these tests).
+struct Csv {
+  std::vector<std::string> names;
+  std::vector<std::vector<std::string>> rows;
+  explicit Csv(const std::string& text) {
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      std::vector<std::string> cells;
+      std::istringstream cs(line);
+      for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
+      if (names.empty())
+        names = std::move(cells);
+      else
+        rows.push_back(std::move(cells));
+    }
+  }
+  // The cell of column `name` in `row` as a number; 0 with a failure if there is no such cell.
+  double number(const std::vector<std::string>& row, const std::string& name) const {
+    auto it = std::find(names.begin(), names.end(), name);
+    const size_t i = size_t(it - names.begin());
+    EXPECT_TRUE(it != names.end() && i < row.size()) << name;
+    return it != names.end() && i < row.size() ? std::stod(row[i]) : 0.0;
+  }
+};
+
 const fs::path kTinyStudy = fs::path(GPUMUX_SOURCE_DIR) / "tests/experiments/fixtures/tiny-study";
 
 TEST(ExperimentCli, RunsResumesAndChecksTheTinyStudy) {
@@ -54,43 +79,18 @@ TEST(ExperimentCli, RunsResumesAndChecksTheTinyStudy) {
   }
   EXPECT_NE(slurp(out / "study.json").find("\"speedup\""), std::string::npos);
   EXPECT_NE(slurp(out / "figures.json").find("\"ntt-cdf\""), std::string::npos);
-  {  // the metrics on kernel CPI: a value in every row
-    std::istringstream rows(csv);
-    std::string header, row;
-    std::getline(rows, header);
-    std::vector<std::string> names;
-    std::istringstream hs(header);
-    for (std::string c; std::getline(hs, c, ',');) names.push_back(c);
-    auto col = std::find(names.begin(), names.end(), "cpi_stp");
-    ASSERT_NE(col, names.end()) << header;
-    ASSERT_NE(std::find(names.begin(), names.end(), "cpi_ntt"), names.end()) << header;
-    while (std::getline(rows, row)) {
-      std::vector<std::string> cells;
-      std::istringstream cs(row);
-      for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
-      ASSERT_GT(cells.size(), size_t(col - names.begin())) << row;
-      EXPECT_GT(std::stod(cells[size_t(col - names.begin())]), 0.0) << row;
-    }
-  }
-  {  // every completed run's turnaround: its tail, at least the first (measured) run, over the isolated time
-    std::istringstream rows(csv);
-    std::string header, row;
-    std::getline(rows, header);
-    std::vector<std::string> names;
-    std::istringstream hs(header);
-    for (std::string c; std::getline(hs, c, ',');) names.push_back(c);
-    auto at = [&](const std::vector<std::string>& cells, const char* name) {
-      auto it = std::find(names.begin(), names.end(), name);
-      EXPECT_NE(it, names.end()) << name;
-      return it == names.end() ? 0.0 : std::stod(cells.at(size_t(it - names.begin())));
-    };
-    while (std::getline(rows, row)) {
-      std::vector<std::string> cells;
-      std::istringstream cs(row);
-      for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
-      EXPECT_GE(at(cells, "runs"), 1.0) << row;
-      EXPECT_GE(at(cells, "turnaround_p99"), at(cells, "shared_cycles")) << row;  // fewer than 100 runs: the longest
-      EXPECT_NEAR(at(cells, "p99_ntt"), at(cells, "turnaround_p99") / at(cells, "alone_cycles"), 1e-4) << row;
+  {
+    const Csv table(csv);
+    ASSERT_EQ(table.rows.size(), 4u);
+    for (const auto& row : table.rows) {
+      // The metrics on kernel CPI: a value in every row.
+      EXPECT_GT(table.number(row, "cpi_stp"), 0.0);
+      EXPECT_GT(table.number(row, "cpi_ntt"), 0.0);
+      // Every completed run's turnaround: its tail, at least the first (measured) run, over the isolated time.
+      EXPECT_GE(table.number(row, "runs"), 1.0);
+      EXPECT_GE(table.number(row, "turnaround_p99"), table.number(row, "shared_cycles"));  // under 100 runs: the longest
+      EXPECT_NEAR(table.number(row, "p99_ntt"),
+                  table.number(row, "turnaround_p99") / table.number(row, "alone_cycles"), 1e-4);
     }
   }
   EXPECT_NE(slurp(out / "figures.json").find("\"cpi-stp\""), std::string::npos);
