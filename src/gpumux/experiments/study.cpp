@@ -189,13 +189,11 @@ void read_sweep(StrictTable& t, Sweep& s) {
     s.policies.clear();
     for (const auto& e : *arr) {
       PolicyChoice p = policy_choice(t, e);
-      for (const PolicyChoice& q : s.policies) {
-        bool overlap = p.apps.empty() || q.apps.empty();
-        for (uint32_t n : p.apps) overlap = overlap || q.runs(n);
-        if (q.label == p.label && overlap)
+      for (const PolicyChoice& q : s.policies)
+        if (q.label == p.label &&
+            (p.apps.empty() || std::any_of(p.apps.begin(), p.apps.end(), [&](uint32_t n) { return q.runs(n); })))
           t.fail(e, "policies", fmt::format("label '{}' is used twice for the same mix size (entries sharing a label "
                                             "need disjoint `apps`)", p.label));
-      }
       s.policies.push_back(std::move(p));
     }
   }

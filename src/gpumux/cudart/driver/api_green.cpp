@@ -134,11 +134,11 @@ CUresult cuGreenCtxDestroy(CUgreenCtx hCtx) {
   if (!hCtx) return fail(api, CUDA_ERROR_INVALID_HANDLE, "null green context");
   Driver& d = Driver::get();
   std::lock_guard lock(d.mutex);
-  for (const auto& [thread, stack] : d.current)
-    if (hCtx->ctx && std::find(stack.begin(), stack.end(), hCtx->ctx) != stack.end())
-      return fail(api, CUDA_ERROR_INVALID_CONTEXT,
-                  "its context is current (or pushed) on a thread: make another context current first");
   if (hCtx->ctx) {  // the context made from it, and its default stream
+    for (const auto& [thread, stack] : d.current)
+      if (std::find(stack.begin(), stack.end(), hCtx->ctx) != stack.end())
+        return fail(api, CUDA_ERROR_INVALID_CONTEXT,
+                    "its context is current (or pushed) on a thread: make another context current first");
     if (cudaError_t e = cudaStreamDestroy(hCtx->ctx->default_stream)) return e;
     d.contexts.erase(hCtx->ctx);
     delete hCtx->ctx;
