@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/multitask/runner.h"
+#include "workload_test_name.h"
 
 namespace gpumux::multitask {
 namespace {
@@ -97,7 +98,7 @@ INSTANTIATE_TEST_SUITE_P(All, PreemptionConformance,
                          ::testing::Combine(::testing::ValuesIn(workloads::base_workloads()),
                                             ::testing::ValuesIn(mechanisms())),
                          [](const ::testing::TestParamInfo<Param>& i) {
-                           return std::string(std::get<0>(i.param)->name) + "_" + std::get<1>(i.param).label;
+                           return test::workload_test_name(std::get<0>(i.param)->name) + "_" + std::get<1>(i.param).label;
                          });
 
 // Across the library each mechanism really preempted TBs (not only drained).

@@ -195,6 +195,86 @@ TEST(MmuPaging, AUnitTheHostNeverWroteCostsTheAllocationOnlyFault) {
   EXPECT_EQ(b.mmu.stats().migrated_bytes.total().value(), kUnit);
 }
 
+// vm.local_faults (thesis 6.4.2): allocation-only faults take the GPU
+// handler's 0.3 us = 300 cycles each, in parallel; faults with data still
+// queue at the host.
+TEST(MmuPaging, LocalFaultsAreHandledInParallelAndFaultsWithDataAtTheHost) {
+  VmParams p = oversubscribed(0);
+  p.local_faults = true;
+  p.local_fault_us = 0.3;
+  Bench b(p, 3);
+  b.mmu.set_host_residence([](uint64_t) { return true; });
+  b.mmu.report_host_writes();
+  b.mmu.host_wrote(0x30000, 1, kNoKey);  // only 0x30000 holds host data
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000));
+  ASSERT_TRUE(b.send_at(0, 1, 0x20000));
+  ASSERT_TRUE(b.send_at(0, 2, 0x30000));
+  b.engine.run_until(700 * kCycle);
+  EXPECT_NE(b.mmu.describe_wait().find("1 faults at the host, 2 handled on the GPU"), std::string::npos)
+      << b.mmu.describe_wait();
+  b.engine.run();
+  // Every walk ends at 610; the two local faults overlap, the host's runs alone.
+  EXPECT_EQ(b.left_at(0, 0x10000), 610u + 300 + 500);
+  EXPECT_EQ(b.left_at(1, 0x20000), 610u + 300 + 500);
+  EXPECT_EQ(b.left_at(2, 0x30000), 610u + 1000 + 500);
+  EXPECT_EQ(b.mmu.stats().faults.total().value(), 3u);
+  EXPECT_EQ(b.mmu.stats().allocation_faults.total().value(), 2u);
+  EXPECT_EQ(b.mmu.stats().local_faults.total().value(), 2u);
+  EXPECT_EQ(b.mmu.describe_wait(), "");
+}
+
+// Without vm.local_faults the same two allocation-only faults queue at the host.
+TEST(MmuPaging, AllocationOnlyFaultsAtTheHostAreServicedOneAtATime) {
+  Bench b(oversubscribed(0));
+  b.mmu.set_host_residence([](uint64_t) { return true; });
+  b.mmu.report_host_writes();
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000));
+  ASSERT_TRUE(b.send_at(0, 1, 0x20000));
+  b.engine.run();
+  EXPECT_EQ(b.left_at(0, 0x10000), 610u + 400 + 500);
+  EXPECT_EQ(b.left_at(1, 0x20000), 610u + 400 + 400 + 500);
+  EXPECT_EQ(b.mmu.stats().local_faults.total().value(), 0u);
+}
+
+// A local fault that must evict waits for the host's write-back first.
+TEST(MmuPaging, ALocalFaultThatEvictsWaitsForTheWriteBack) {
+  VmParams p = oversubscribed(1);
+  p.local_faults = true;
+  p.local_fault_us = 0.3;
+  Bench b(p);
+  b.mmu.set_host_residence([](uint64_t) { return true; });
+  b.mmu.report_host_writes();
+  ASSERT_TRUE(b.send_at(0, 0, 0x10000));     // local: 610 + 300
+  ASSERT_TRUE(b.send_at(3000, 1, 0x20000));  // evicts it: write-back 600 at the host, then the handler
+  b.engine.run();
+  EXPECT_EQ(b.left_at(1, 0x20000), 3000u + 610 + 600 + 300 + 500);
+  EXPECT_EQ(b.mmu.stats().written_back_bytes.total().value(), kUnit);
+}
+
+// vm.copies_resident: a copy places its units on the device (the copy's own
+// time is the transfer); a unit it never touched still faults.
+TEST(MmuPaging, CopiedUnitsAreResidentAndOthersStillFault) {
+  Bench b(oversubscribed(1));
+  b.mmu.set_host_residence([](uint64_t) { return true; });
+  b.mmu.report_host_writes();
+  Mmu::Migration m = b.mmu.copied(0x10000, 100, kNoKey);
+  EXPECT_EQ(m.to_device, 0u);
+  EXPECT_EQ(m.to_host, 0u);
+  EXPECT_EQ(b.mmu.resident_units(), 1u);
+  ASSERT_TRUE(b.send_at(10, 0, 0x10000));
+  b.engine.run();
+  EXPECT_EQ(b.left_at(0, 0x10000), 10u + 610);  // a walk, no fault
+  EXPECT_EQ(b.mmu.stats().faults.total().value(), 0u);
+  // The next copy needs the only frame: the first unit, which holds host data, is written back.
+  m = b.mmu.copied(0x20000, 100, kNoKey);
+  EXPECT_EQ(m.to_host, kUnit);
+  ASSERT_TRUE(b.send_at(2000, 0, 0x30000));  // never written: allocation-only, evicting again
+  b.engine.run();
+  EXPECT_EQ(b.left_at(0, 0x30000), 2000u + 610 + 600 + 400 + 500);
+  EXPECT_EQ(b.mmu.stats().allocation_faults.total().value(), 1u);
+  EXPECT_EQ(b.mmu.stats().prefetched_bytes.total().value(), 0u);
+}
+
 TEST(MmuPaging, AFullDeviceEvictsTheLeastRecentlyUsedUnitAndWritesItBack) {
   Bench b(oversubscribed(2));
   b.mmu.set_host_residence([](uint64_t) { return true; });

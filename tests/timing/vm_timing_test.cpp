@@ -6,6 +6,7 @@
 #include "gpumux/gpu/gpu.h"
 #include "gpumux/timing/timing_backend.h"
 #include "workload.h"
+#include "workload_test_name.h"
 
 namespace gpumux::test {
 namespace {
@@ -14,6 +15,7 @@ struct VmRun {
   workloads::CheckResult check;
   Cycle cycles = 0;
   uint64_t l1_lookups = 0, walks = 0, faults = 0, allocation_faults = 0, migrated = 0, evictions = 0;
+  uint64_t local_faults = 0;
 };
 
 VmRun run_vm(const std::string& name, std::vector<std::string> overrides) {
@@ -32,6 +34,7 @@ VmRun run_vm(const std::string& name, std::vector<std::string> overrides) {
     r.allocation_faults = s.sum("vm.allocation_faults");
     r.migrated = s.sum("vm.migrated_bytes");
     r.evictions = s.sum("vm.evictions");
+    r.local_faults = s.sum("vm.local_faults");
   } else {
     EXPECT_EQ(s.find("vm.walks"), nullptr);  // nothing of the MMU is built
   }
@@ -84,6 +87,43 @@ TEST(VmWorkload, OversubscribedDeviceMemoryEvictsAndStaysCorrect) {
 
 INSTANTIATE_TEST_SUITE_P(Library, VmWorkloadTiny, ::testing::Values("vecadd", "sgemm", "histo", "stencil"));
 
+// vm.copies_resident (the thesis's setting of figures 6.14 and 6.15): the
+// inputs are copied in, so no fault transfers data; the output faults,
+// allocation-only.
+TEST(VmWorkload, CopiedInputsAreResidentAndOnlyTheOutputFaults) {
+  VmRun r = run_vm("vecadd", {"vm.demand_paging=true", "vm.copies_resident=true"});
+  EXPECT_TRUE(r.check.passed) << r.check.detail;
+  EXPECT_GT(r.faults, 0u);
+  EXPECT_EQ(r.allocation_faults, r.faults);
+  EXPECT_EQ(r.migrated, 0u);
+}
+
+// The device-malloc workloads (figure 6.14): the heap is first touched on the
+// device, so every fault is allocation-only, handled where vm.local_faults says.
+class DeviceHeapPaging : public ::testing::TestWithParam<const char*> {};
+
+const std::vector<std::string> kHeapPaging = {"vm.demand_paging=true", "vm.copies_resident=true",
+                                              "sm.fault_pipeline.mode=operand-log"};
+
+std::vector<std::string> local_faults(std::vector<std::string> overrides) {
+  overrides.push_back("vm.local_faults=true");
+  return overrides;
+}
+
+TEST_P(DeviceHeapPaging, CorrectWithFaultsAtTheHostAndOnTheGpu) {
+  VmRun host = run_vm(GetParam(), kHeapPaging), gpu = run_vm(GetParam(), local_faults(kHeapPaging));
+  EXPECT_TRUE(host.check.passed) << host.check.detail;
+  EXPECT_TRUE(gpu.check.passed) << gpu.check.detail;
+  EXPECT_GT(host.faults, 0u);
+  EXPECT_EQ(host.allocation_faults, host.faults);
+  EXPECT_EQ(host.local_faults, 0u);
+  EXPECT_EQ(gpu.faults, host.faults);
+  EXPECT_EQ(gpu.local_faults, gpu.faults);
+}
+
+INSTANTIATE_TEST_SUITE_P(Library, DeviceHeapPaging, ::testing::Values("add-strings", "random-graph", "grid-points"),
+                         [](const auto& info) { return workload_test_name(info.param); });
+
 // Tiny TLBs, one MSHR and one walker: every back-pressure path is taken.
 TEST(VmWorkload, CorrectWithTheSmallestMmu) {
   VmRun r = run_vm("histo", {"vm.demand_paging=true", "vm.l1_tlb.entries=1", "vm.l1_tlb.ways=1",
@@ -115,6 +155,20 @@ TEST(VmWorkload, DemandPagingWithoutTranslationIsRejected) {
   EXPECT_THROW(Config::build(std::string(GPUMUX_SOURCE_DIR) + "/configs/thesis-ch6.toml",
                              std::vector<std::string>{"vm.demand_paging=true", "vm.fault_us=60",
                                                       "vm.device_memory_bytes=1048576"}),
+               std::exception);
+  // The GPU's handler needs a preemptible pipeline, and both paging options need demand paging.
+  EXPECT_THROW(Config::build(std::string(GPUMUX_SOURCE_DIR) + "/configs/thesis-ch6.toml",
+                             std::vector<std::string>{"vm.demand_paging=true", "vm.local_faults=true"}),
+               std::exception);
+  EXPECT_NO_THROW(Config::build(std::string(GPUMUX_SOURCE_DIR) + "/configs/thesis-ch6.toml",
+                                std::vector<std::string>{"vm.demand_paging=true", "vm.local_faults=true",
+                                                         "sm.fault_pipeline.mode=wd-commit"}));
+  EXPECT_THROW(Config::build(std::string(GPUMUX_SOURCE_DIR) + "/configs/thesis-ch6.toml",
+                             std::vector<std::string>{"vm.copies_resident=true"}),
+               std::exception);
+  EXPECT_THROW(Config::build(std::string(GPUMUX_SOURCE_DIR) + "/configs/thesis-ch6.toml",
+                             std::vector<std::string>{"vm.demand_paging=true", "vm.local_faults=true",
+                                                      "sm.fault_pipeline.mode=wd-commit", "vm.local_fault_us=150"}),
                std::exception);
 }
 

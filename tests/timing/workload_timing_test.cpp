@@ -7,6 +7,7 @@
 #include "gpumux/gpu/gpu.h"
 #include "gpumux/timing/timing_backend.h"
 #include "workload.h"
+#include "workload_test_name.h"
 
 namespace gpumux::test {
 namespace {
@@ -39,9 +40,7 @@ TEST_P(WorkloadTimingTiny, CorrectUnderTheTimingModel) {
 
 // gtest names are identifiers: "pc-pt" becomes "pc_pt".
 INSTANTIATE_TEST_SUITE_P(All, WorkloadTimingTiny, ::testing::ValuesIn(workloads::all_workloads()), [](const auto& info) {
-  std::string name = info.param->name;
-  std::replace(name.begin(), name.end(), '-', '_');
-  return name;
+  return test::workload_test_name(info.param->name);
 });
 
 // Pinned simulated cycles: any change to the timing model that moves these

@@ -26,6 +26,7 @@
 #include "gpumux/runtime/functional_backend.h"
 #include "gpumux/runtime/runtime.h"
 #include "workload.h"
+#include "workload_test_name.h"
 
 namespace gpumux::workloads {
 namespace {
@@ -38,9 +39,7 @@ CheckResult run_alone(const WorkloadSpec& w, Size size, uint64_t seed) {
 
 // gtest names are identifiers: "pc-pt" becomes "pc_pt".
 std::string test_name(const ::testing::TestParamInfo<const WorkloadSpec*>& info) {
-  std::string name = info.param->name;
-  std::replace(name.begin(), name.end(), '-', '_');
-  return name;
+  return test::workload_test_name(info.param->name);
 }
 
 class WorkloadTiny : public ::testing::TestWithParam<const WorkloadSpec*> {};

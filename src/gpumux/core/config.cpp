@@ -43,12 +43,17 @@ void GpuConfig::declare(ParamDecl<GpuConfig>& d) {
     // so a fault longer than the watchdog's limit would look like a deadlock.
     // With eviction a fault also writes a unit back first (fault_us - fault_alloc_us).
     const double longest_fault_us =
-        c.vm.fault_us + (c.vm.device_memory_bytes ? c.vm.fault_us - c.vm.fault_alloc_us : 0.0);
+        std::max(c.vm.fault_us, c.vm.local_faults ? c.vm.local_fault_us : 0.0) +
+        (c.vm.device_memory_bytes ? c.vm.fault_us - c.vm.fault_alloc_us : 0.0);
     if (c.vm.demand_paging && longest_fault_us * c.clock.core_mhz >= double(c.sim.watchdog_cycles))
       return c.vm.device_memory_bytes
-                 ? "2 * vm.fault_us - vm.fault_alloc_us (a fault with an eviction) must be shorter than "
-                   "sim.watchdog_cycles (in core cycles)"
-                 : "vm.fault_us must be shorter than sim.watchdog_cycles (in core cycles)";
+                 ? "the longest fault (vm.fault_us or vm.local_fault_us, plus an eviction's vm.fault_us - "
+                   "vm.fault_alloc_us) must be shorter than sim.watchdog_cycles (in core cycles)"
+                 : "vm.fault_us and vm.local_fault_us must be shorter than sim.watchdog_cycles (in core cycles)";
+    // The GPU's handler runs once the faulting instruction is squashed: the
+    // baseline SM cannot (thesis 6.4.2).
+    if (c.vm.local_faults && c.sm.fault_pipeline.mode == "stall-on-fault")
+      return "vm.local_faults needs a preemptible sm.fault_pipeline.mode (not stall-on-fault)";
     // Without translation nothing can fault, and no TLB check ends a warp's wait.
     if (c.sm.fault_pipeline.operand_log_bytes % 256 != 0)
       return "sm.fault_pipeline.operand_log_bytes must be a multiple of the 256 B log entry";

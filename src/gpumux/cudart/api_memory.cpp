@@ -60,10 +60,10 @@ bool is_host_location(const cudaMemLocation& l) {
   }
 }
 
-// The runtime's copies and memsets into managed memory are host writes
-// (managed.h): `span` bytes from `dst`.
-void report_host_write(const void* dst, uint64_t span) {
-  if (span && rt().managed().contains(addr(dst))) rt().session().paging({Kind::HostWrote, addr(dst), span});
+// The runtime's copies (Kind::Copied) and memsets (Kind::Set) into managed
+// memory (managed.h): `span` bytes from `dst`.
+void report_host_write(const void* dst, uint64_t span, Kind kind) {
+  if (span && rt().managed().contains(addr(dst))) rt().session().paging({kind, addr(dst), span});
 }
 
 // Whether each side of a copy is device memory: managed memory always is (its
@@ -115,7 +115,7 @@ void copy_box(void* dst, Box db, const void* src, Box sb, size_t width, size_t h
       }
     }
   }
-  if (dst_dev) report_host_write(dst, uint64_t((depth - 1) * db.rows + height - 1) * db.pitch + width);
+  if (dst_dev) report_host_write(dst, uint64_t((depth - 1) * db.rows + height - 1) * db.pitch + width, Kind::Copied);
   if (src_dev || dst_dev)
     mem.transfer(dst_dev && src_dev ? Transfer::DeviceToDevice
                                  : dst_dev          ? Transfer::HostToDevice
@@ -148,7 +148,7 @@ void fill_box(void* dst, Box b, unsigned value, unsigned element, size_t width, 
       else
         mem.write(row, pattern.data(), row_bytes);
     }
-  report_host_write(dst, uint64_t((depth - 1) * b.rows + height - 1) * b.pitch + row_bytes);
+  report_host_write(dst, uint64_t((depth - 1) * b.rows + height - 1) * b.pitch + row_bytes, Kind::Set);
   mem.transfer(Transfer::Memset, uint64_t(row_bytes) * height * depth);
 }
 

@@ -8,13 +8,11 @@
 
 namespace gpumux::exec {
 
-uint64_t AddressSpace::allocate(uint64_t bytes, std::string tag) {
-  // A gap after each allocation keeps small overruns from landing in a neighbour.
-  constexpr uint64_t kAlign = 256, kGap = 256;
+uint64_t AddressSpace::allocate(uint64_t bytes, std::string tag, uint64_t align, uint64_t gap) {
   uint64_t size = bytes ? bytes : 1;
-  uint64_t base = next_;
-  if (base + size + kGap > kGlobalLimit) throw ApiError("device address space exhausted");
-  next_ = (base + size + kGap + kAlign - 1) / kAlign * kAlign;
+  uint64_t base = (next_ + align - 1) & ~(align - 1);
+  if (base + size + gap > kGlobalLimit) throw ApiError("device address space exhausted");
+  next_ = base + size + gap;
   Allocation a;
   a.base = base;
   a.size = size;

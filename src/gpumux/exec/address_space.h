@@ -36,8 +36,10 @@ class AddressSpace {
     std::string tag;  // "cudaMalloc", or the module variable it holds
   };
 
-  // Returns a 256-byte aligned address; contents are zero.
-  uint64_t allocate(uint64_t bytes, std::string tag = "malloc");
+  // Returns an `align`-byte aligned address (a power of two); contents are
+  // zero. `gap` bytes after it stay unallocated, so that small overruns fault
+  // rather than land in a neighbour (device malloc packs its blocks: 0).
+  uint64_t allocate(uint64_t bytes, std::string tag = "malloc", uint64_t align = 256, uint64_t gap = 256);
   // Throws ApiError for an address that is not the start of a live allocation.
   void release(uint64_t addr);
 

@@ -14,7 +14,7 @@ void MmuStats::register_in(StatRegistry& reg, const std::string& prefix) {
   reg.add(prefix + ".l2_tlb.hits", l2_hits, "L2 TLB lookups that hit");
   reg.add(prefix + ".l2_tlb.misses", l2_misses, "L2 TLB lookups that missed (merged ones included)");
   reg.add(prefix + ".walks", walks, "page-table walks (a fault's retried walk included)");
-  reg.add(prefix + ".faults", faults, "page faults serviced by the host (one per migration unit)");
+  reg.add(prefix + ".faults", faults, "page faults (one per migration unit), local ones included");
   reg.add(prefix + ".migrated_bytes", migrated_bytes, "bytes migrated from the host by faults");
   reg.add(prefix + ".translation_latency", translation_latency,
           "core cycles from an L1 TLB miss to its fill (walks and faults included)");
@@ -26,6 +26,8 @@ void MmuStats::register_in(StatRegistry& reg, const std::string& prefix) {
           "bytes written back to the host by evictions, host writes and prefetches to the host");
   reg.add(prefix + ".host_migrations", host_migrations,
           "device-resident migration units the host took back (its writes, prefetches to the host)");
+  reg.add(prefix + ".local_faults", local_faults,
+          "allocation-only faults handled on the GPU (vm.local_faults; included in faults and allocation_faults)");
 }
 
 // The L1 TLB of one SM: takes the L1D's requests, holds them while they are
@@ -70,6 +72,7 @@ Mmu::Mmu(Engine& engine, DomainId core, double core_mhz, const VmParams& params,
       fault_cycles_(Cycle(std::llround(params.fault_us * core_mhz))),
       fault_alloc_cycles_(Cycle(std::llround(params.fault_alloc_us * core_mhz))),
       write_back_cycles_(fault_cycles_ - fault_alloc_cycles_),
+      local_fault_cycles_(Cycle(std::llround(params.local_fault_us * core_mhz))),
       capacity_units_(params.device_memory_bytes / params.migration_bytes),
       page_shift_(unsigned(std::countr_zero(params.page_bytes))),
       unit_shift_(unsigned(std::countr_zero(params.migration_bytes))),
@@ -211,6 +214,7 @@ void Mmu::fault_done(const Event& e) {
   Unit& u = unit_of(e.page);
   arrive(u, e.page >> (unit_shift_ - page_shift_));
   --faults_in_flight_;
+  if (e.sm) --local_faults_in_flight_;
   engine().note_progress();
   std::vector<uint64_t> pages = std::move(u.waiting);
   for (uint64_t page : pages) start_walk(page, e.key);  // the walk is retried and now finds the page
@@ -244,8 +248,9 @@ std::string Mmu::describe_wait() const {
   }
   if (events_.empty() && l1_misses == 0 && ready == 0) return "";
   return fmt::format("{} pages missing in L1 TLBs, {} in the L2 TLB, {} walks queued, {} faults at the host, "
-                     "{} translated requests waiting for the crossbar",
-                     l1_misses, l2_misses_.size(), walk_queue_.size(), faults_in_flight_, ready);
+                     "{} handled on the GPU, {} translated requests waiting for the crossbar",
+                     l1_misses, l2_misses_.size(), walk_queue_.size(), faults_in_flight_ - local_faults_in_flight_,
+                     local_faults_in_flight_, ready);
 }
 
 }  // namespace gpumux::mem

@@ -12,7 +12,9 @@
 // pages in translation (requests to a page already missing merge into its
 // entry). A walk holds one of `walkers` for `walk_latency` cycles. A page not
 // resident raises a fault on its migration unit; the host services faults one
-// at a time, each for fault_us, and the translation is then walked again
+// at a time, each for fault_us (or, with vm.local_faults, a unit without host
+// data is allocated by the GPU's own handler, in parallel), and the
+// translation is then walked again
 // (the thesis's baseline: a fault is a very long TLB miss, so the faulting
 // warp waits for its load while the SM runs other warps).
 //
@@ -43,6 +45,7 @@ struct MmuStats {
   // Paging beyond the thesis's faults (mmu_paging.cpp): allocation-only
   // faults, prefetches, evictions, units the host took back.
   KeyedCounter allocation_faults, prefetched_bytes, evictions, written_back_bytes, host_migrations;
+  KeyedCounter local_faults;  // allocation-only faults handled on the GPU (vm.local_faults)
   KeyedHistogram translation_latency{Histogram(50, 100)};  // core cycles of translations that missed the L1 TLB
 
   void register_in(StatRegistry& reg, const std::string& prefix);
@@ -90,6 +93,10 @@ class Mmu : public Component {
   // cudaMemPrefetchAsync: the range's host-resident units move to the device
   // now (evicting as needed) or, `to_host`, its device-resident ones back.
   Migration prefetch(uint64_t addr, uint64_t bytes, bool to_host, StatKey key);
+  // The runtime copied into the range under vm.copies_resident: its units are
+  // on the device now, as after an explicit copy (whose time is the caller's);
+  // only the write-backs of units evicted for them are returned.
+  Migration copied(uint64_t addr, uint64_t bytes, StatKey key);
   // cudaMemAdviseSetReadMostly: an evicted unit the host still holds a copy
   // of is dropped rather than written back.
   void set_read_mostly(uint64_t addr, uint64_t bytes, bool read_mostly);
@@ -143,6 +150,8 @@ class Mmu : public Component {
   void take_back(Unit& u, uint64_t unit, StatKey key, Migration& m);  // to the host, written back
   void shoot_down(uint64_t unit);             // drops its pages from every TLB
   Cycle make_room(Migration* m);              // evicts for one more unit; the host's write-back time
+  // Makes a host-resident unit resident (a prefetch, a copy); false if it already was or is faulting.
+  bool bring_in(Unit& u, uint64_t unit, StatKey key, Migration& m);
   bool translation_valid(uint64_t page);      // false once its unit left the device
   template <class F>
   void for_each_unit(uint64_t addr, uint64_t bytes, F&& f);
@@ -150,7 +159,7 @@ class Mmu : public Component {
 
   VmParams params_;
   Cycle fault_cycles_;
-  Cycle fault_alloc_cycles_, write_back_cycles_;
+  Cycle fault_alloc_cycles_, write_back_cycles_, local_fault_cycles_;
   uint64_t capacity_units_;  // 0: unlimited
   bool host_writes_reported_ = false;
   std::list<uint64_t> lru_;  // resident paged units, least recently used first
@@ -165,6 +174,7 @@ class Mmu : public Component {
   HostResidence on_host_;
   Cycle host_free_ = 0;  // the host services one fault at a time
   uint32_t faults_in_flight_ = 0;
+  uint32_t local_faults_in_flight_ = 0;  // of them, handled on the GPU
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   uint64_t seq_ = 0;
   Cycle now_ = 0;  // cycle of the tick in progress, or of the last one

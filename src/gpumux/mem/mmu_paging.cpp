@@ -1,5 +1,6 @@
 // Residency of demand-paged data beyond the thesis's first-touch faults
-// (docs/virtual-memory.md): allocation-only faults, eviction of the least
+// (docs/virtual-memory.md): allocation-only faults (at the host or on the
+// GPU), copies that place data on the device, eviction of the least
 // recently used migration unit when the device memory for paged data is
 // full, prefetches, and the host taking units back when it writes them.
 //
@@ -24,20 +25,29 @@ void Mmu::for_each_unit(uint64_t addr, uint64_t bytes, F&& f) {
   }
 }
 
+// A FaultDone event's `sm` field says where the fault was handled: 0 at the
+// host, 1 on the GPU.
 void Mmu::raise_fault(Unit& u, uint64_t page, StatKey key) {
   const Cycle write_back = make_room(nullptr);  // the host evicts before it migrates
   u.where = Residence::Faulting;
   u.key = key;
   ++faults_in_flight_;
   stats_.faults[key].add();
-  Cycle service = fault_cycles_;
   if (u.host_data) {
     stats_.migrated_bytes[key].add(params_.migration_bytes);
   } else {
     stats_.allocation_faults[key].add();
-    service = fault_alloc_cycles_;
+    if (params_.local_faults) {
+      // The GPU's handler allocates a frame and maps it, in parallel with
+      // other faults; an eviction's write-back still goes through the host.
+      stats_.local_faults[key].add();
+      ++local_faults_in_flight_;
+      const Cycle start = write_back ? (host_free_ = std::max(now_, host_free_) + write_back) : now_;
+      schedule(start + local_fault_cycles_, Kind::FaultDone, 1, page, key);
+      return;
+    }
   }
-  host_free_ = std::max(now_, host_free_) + write_back + service;
+  host_free_ = std::max(now_, host_free_) + write_back + (u.host_data ? fault_cycles_ : fault_alloc_cycles_);
   schedule(host_free_, Kind::FaultDone, 0, page, key);
 }
 
@@ -104,6 +114,15 @@ Mmu::Migration Mmu::host_wrote(uint64_t addr, uint64_t bytes, StatKey key) {
   return m;
 }
 
+bool Mmu::bring_in(Unit& u, uint64_t unit, StatKey key, Migration& m) {
+  if (u.where == Residence::Device) used(u);
+  if (u.where != Residence::Host) return false;  // a unit in flight: its fault brings it
+  make_room(&m);
+  u.key = key;
+  arrive(u, unit);
+  return true;
+}
+
 Mmu::Migration Mmu::prefetch(uint64_t addr, uint64_t bytes, bool to_host, StatKey key) {
   Migration m;
   for_each_unit(addr, bytes, [&](Unit& u, uint64_t unit) {
@@ -111,14 +130,18 @@ Mmu::Migration Mmu::prefetch(uint64_t addr, uint64_t bytes, bool to_host, StatKe
       if (u.where == Residence::Device) take_back(u, unit, key, m);
       return;
     }
-    if (u.where == Residence::Device) return used(u);
-    if (u.where == Residence::Faulting) return;  // its fault brings it
-    make_room(&m);
-    u.key = key;
-    arrive(u, unit);
-    if (!u.host_data) return;  // allocated on the device: nothing to transfer
+    if (!bring_in(u, unit, key, m) || !u.host_data) return;  // allocated on the device: nothing to transfer
     stats_.prefetched_bytes[key].add(params_.migration_bytes);
     m.to_device += params_.migration_bytes;
+  });
+  return m;
+}
+
+Mmu::Migration Mmu::copied(uint64_t addr, uint64_t bytes, StatKey key) {
+  Migration m;
+  for_each_unit(addr, bytes, [&](Unit& u, uint64_t unit) {
+    u.host_data = true;  // the host holds what it copied: an eviction writes it back
+    bring_in(u, unit, key, m);
   });
   return m;
 }

@@ -45,6 +45,13 @@ struct VmParams {
   // Device memory for paged data; 0: unlimited (nothing is evicted). An
   // extension of the thesis (docs/virtual-memory.md, "Oversubscription").
   uint64_t device_memory_bytes = 0;
+  // Thesis 6.4.2: allocation-only faults handled on the GPU, in parallel; its
+  // handler's latency is estimated at 20 us (6.5.4).
+  bool local_faults = false;
+  double local_fault_us = 20.0;
+  // Thesis 6.5.4: "there is no page migrations in this experiment (i.e.,
+  // explicit transfers)": what the runtime copies in is on the device.
+  bool copies_resident = false;
 
   static void declare(ParamDecl<VmParams>& d) {
     d.param("translation", &VmParams::translation, "",
@@ -70,12 +77,25 @@ struct VmParams {
     d.param("device_memory_bytes", &VmParams::device_memory_bytes, "bytes",
             "device memory for demand-paged data, in whole migration units; when full a fault evicts the least "
             "recently used unit (0: unlimited)");
+    d.param("local_faults", &VmParams::local_faults, "",
+            "faults on migration units the host holds no data for (allocation-only: output pages, the device heap) "
+            "are handled on the GPU, each in local_fault_us and in parallel, instead of one at a time by the host "
+            "(thesis 6.4.2; needs demand_paging and a preemptible sm.fault_pipeline.mode)");
+    d.param("local_fault_us", &VmParams::local_fault_us, "us",
+            "latency of the GPU's fault handler for one allocation-only fault (local_faults)")
+        .range_float(0.0, 1e6);
+    d.param("copies_resident", &VmParams::copies_resident, "",
+            "data the runtime copies or sets (cudaMemcpy, cudaMemset, a workload's inputs) is placed on the device by "
+            "the copy, as explicit copies are; only memory the host never wrote faults, allocation-only (the "
+            "thesis's setting of figures 6.14 and 6.15)");
     d.check([](const VmParams& p) -> std::string {
       if ((p.page_bytes & (p.page_bytes - 1)) != 0) return "vm.page_bytes must be a power of two";
       if ((p.migration_bytes & (p.migration_bytes - 1)) != 0 || p.migration_bytes < p.page_bytes)
         return "vm.migration_bytes must be a power of two no smaller than vm.page_bytes";
       if (p.demand_paging && !p.translation) return "vm.demand_paging needs vm.translation = true";
       if (p.fault_alloc_us > p.fault_us) return "vm.fault_alloc_us must not exceed vm.fault_us";
+      if ((p.local_faults || p.copies_resident) && !p.demand_paging)
+        return "vm.local_faults and vm.copies_resident need vm.demand_paging = true";
       if (p.device_memory_bytes != 0 && p.device_memory_bytes < p.migration_bytes)
         return "vm.device_memory_bytes must be 0 (unlimited) or at least vm.migration_bytes";
       return "";

@@ -122,7 +122,7 @@ void Context::memcpy_h2d(DevPtr dst, const void* src, uint64_t bytes, Stream) {
   call_in_order();
   mem_->write(dst, src, bytes);
   if (InstructionObserver* o = dev_.backend().observer()) o->on_memcpy_h2d(*this, dst, bytes);
-  dev_.backend().paging(*this, {Paging::Kind::HostWrote, dst, bytes});
+  dev_.backend().paging(*this, {Paging::Kind::Copied, dst, bytes});
   dev_.backend().transfer(*this, Transfer::HostToDevice, bytes);
 }
 void Context::memcpy_d2h(void* dst, DevPtr src, uint64_t bytes, Stream) {
@@ -140,7 +140,7 @@ void Context::memcpy_d2d(DevPtr dst, DevPtr src, uint64_t bytes, Stream) {
 void Context::memset(DevPtr dst, int value, uint64_t bytes, Stream) {
   call_in_order();
   mem_->fill(dst, uint8_t(value), bytes);
-  dev_.backend().paging(*this, {Paging::Kind::HostWrote, dst, bytes});
+  dev_.backend().paging(*this, {Paging::Kind::Set, dst, bytes});
   dev_.backend().transfer(*this, Transfer::Memset, bytes);
 }
 
@@ -214,7 +214,7 @@ void Context::memcpy_to_symbol(const Module& m, const std::string& sym, const vo
   mem_->write(m.symbol(sym) + offset, src, bytes);
   if (InstructionObserver* o = dev_.backend().observer())
     o->on_memcpy_h2d(*this, m.symbol(sym) + offset, bytes);
-  dev_.backend().paging(*this, {Paging::Kind::HostWrote, m.symbol(sym) + offset, bytes});
+  dev_.backend().paging(*this, {Paging::Kind::Copied, m.symbol(sym) + offset, bytes});
   dev_.backend().transfer(*this, Transfer::HostToDevice, bytes);
 }
 

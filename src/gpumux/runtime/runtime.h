@@ -175,13 +175,15 @@ struct Paging {
   enum class Kind : uint8_t {
     ManagedOnly,       // from now on only the context's managed ranges are paged (a CUDA program)
     Managed,           // [base, base + bytes) is managed memory: it starts on the host
-    HostWrote,         // the host wrote the range (its program's stores, the runtime's copies and memsets)
+    HostWrote,         // the host's program stored into the range
     PrefetchToDevice,  // cudaMemPrefetchAsync to the device
     PrefetchToHost,    // cudaMemPrefetchAsync to the host
     ReadMostly,        // cudaMemAdviseSetReadMostly
     NotReadMostly,     // cudaMemAdviseUnsetReadMostly
+    Copied,            // the runtime copied into the range (a host write, or a placement: vm.copies_resident)
+    Set,               // the runtime set the range (cudaMemset: a host write, or device work: vm.copies_resident)
   };
-  static constexpr uint32_t kLastKind = uint32_t(Kind::NotReadMostly);
+  static constexpr uint32_t kLastKind = uint32_t(Kind::Set);
   Kind kind;
   DevPtr base = 0;
   uint64_t bytes = 0;
@@ -229,7 +231,7 @@ class Context {
   // Unified memory (Paging). A range must lie inside one allocation
   // (ApiError). Prefetches are ordered like copies (after the context's
   // earlier work) and take the transfer time of what they move. The
-  // context's own copies and memsets report HostWrote themselves, and free()
+  // context's own copies and memsets report Copied and Set themselves, and free()
   // forgets the residency of what it frees.
   void paging(const Paging& p);
   // Device malloc/free and printf: the heap limit (cudaLimitMallocHeapSize,

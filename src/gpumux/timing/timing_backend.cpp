@@ -178,6 +178,16 @@ void TimingBackend::paging(runtime::Context& ctx, const runtime::Paging& p) {
       mmu->release(addr, p.bytes);  // units already looked up as device data are looked up again
       return;
     case Kind::HostWrote: moved = mmu->host_wrote(addr, p.bytes, host_key(ctx)); break;
+    case Kind::Copied:
+      moved = gpu_.config().vm.copies_resident ? mmu->copied(addr, p.bytes, host_key(ctx))
+                                               : mmu->host_wrote(addr, p.bytes, host_key(ctx));
+      break;
+    case Kind::Set:
+      // With explicit copies a memset is device work: the first touch of a
+      // unit never allocated is the kernels' allocation-only fault.
+      if (gpu_.config().vm.copies_resident) return;
+      moved = mmu->host_wrote(addr, p.bytes, host_key(ctx));
+      break;
     case Kind::PrefetchToDevice: moved = mmu->prefetch(addr, p.bytes, false, host_key(ctx)); break;
     case Kind::PrefetchToHost: moved = mmu->prefetch(addr, p.bytes, true, host_key(ctx)); break;
     case Kind::ReadMostly: mmu->set_read_mostly(addr, p.bytes, true); return;

@@ -21,7 +21,9 @@ uint64_t BuiltinServices::heap_allocate(AddressSpace& mem, uint64_t bytes) {
   const uint64_t accounted = (bytes + 15) / 16 * 16;
   if (bytes == 0 || accounted < bytes || accounted > heap_limit - std::min(used_, heap_limit))
     return 0;
-  const uint64_t addr = mem.allocate(bytes, "device malloc");
+  // Packed like a GPU heap's blocks (no guard gap), so the heap spans as many
+  // pages as its data: what demand paging of the heap faults on.
+  const uint64_t addr = mem.allocate(bytes, "device malloc", 16, 0);
   blocks_.emplace(addr, accounted);
   used_ += accounted;
   return addr;
