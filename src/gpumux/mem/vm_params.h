@@ -85,9 +85,9 @@ struct VmParams {
             "latency of the GPU's fault handler for one allocation-only fault (local_faults)")
         .range_float(0.0, 1e6);
     d.param("copies_resident", &VmParams::copies_resident, "",
-            "data the runtime copies or sets (cudaMemcpy, cudaMemset, a workload's inputs) is placed on the device by "
-            "the copy, as explicit copies are; only memory the host never wrote faults, allocation-only (the "
-            "thesis's setting of figures 6.14 and 6.15)");
+            "data the runtime copies in (cudaMemcpy, a workload's inputs) is placed on the device by the copy, as "
+            "explicit copies are, and memsets are device work; only memory the host never wrote faults, "
+            "allocation-only (the thesis's setting of figures 6.14 and 6.15)");
     d.check([](const VmParams& p) -> std::string {
       if ((p.page_bytes & (p.page_bytes - 1)) != 0) return "vm.page_bytes must be a power of two";
       if ((p.migration_bytes & (p.migration_bytes - 1)) != 0 || p.migration_bytes < p.page_bytes)
