@@ -255,8 +255,7 @@ benchmark = "ipsec"
 size = "tiny"
 events = { process = "poisson", interval_us = 1.0, count = 24 }
 )", "edge-ipsec.toml");
-  multitask::RunOptions o;
-  o.baselines = false;
+  multitask::RunOptions o = multitask::test::no_baselines();
   multitask::RunResult r = multitask::run_workload(w, o);
   multitask::test::expect_all_passed(r);
   ASSERT_EQ(r.events.size(), 24u);

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/multitask/runner.h"
+#include "multitask/run_test_util.h"
 #include "workload_test_name.h"
 
 namespace gpumux::multitask {
@@ -55,8 +56,7 @@ RunResult run_stressed(const workloads::WorkloadSpec& spec, const Mechanism& m) 
   app.name = spec.name;
   app.size = workloads::Size::Tiny;
   w.apps.push_back(app);
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   return run_workload(w, o);
 }
 
@@ -98,7 +98,8 @@ INSTANTIATE_TEST_SUITE_P(All, PreemptionConformance,
                          ::testing::Combine(::testing::ValuesIn(workloads::base_workloads()),
                                             ::testing::ValuesIn(mechanisms())),
                          [](const ::testing::TestParamInfo<Param>& i) {
-                           return test::workload_test_name(std::get<0>(i.param)->name) + "_" + std::get<1>(i.param).label;
+                           return gpumux::test::workload_test_name(std::get<0>(i.param)->name) + "_" +
+                                  std::get<1>(i.param).label;
                          });
 
 // Across the library each mechanism really preempted TBs (not only drained).

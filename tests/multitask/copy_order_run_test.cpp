@@ -36,8 +36,7 @@ std::vector<double> copy_waits(const std::string& order) {
       "[[app]]\nbenchmark = \"pc\"\nsize = \"tiny\"\n[[app]]\nbenchmark = \"vecadd\"\nsize = \"tiny\"\n"
       "[[app]]\nbenchmark = \"histo\"\nsize = \"tiny\"\npriority = 1\n",
       "w.toml");
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   RunResult r = run_workload(w, o);
   test::expect_all_passed(r);
   std::vector<double> wait(3, 0);

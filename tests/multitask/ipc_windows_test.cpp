@@ -71,11 +71,7 @@ WorkloadFile pinned_pair() {
   return w;
 }
 
-RunOptions no_baselines() {
-  RunOptions o;
-  o.baselines = false;
-  return o;
-}
+using test::no_baselines;
 
 // Sampling changes nothing in the run, and the windows account for every
 // warp instruction of each app and kernel.

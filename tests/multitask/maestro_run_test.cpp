@@ -52,8 +52,7 @@ struct Pair {
 class MaestroRun : public ::testing::TestWithParam<Pair> {};
 
 TEST_P(MaestroRun, MediumKernelsPassTheirChecksUnderRepartitioning) {
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   RunResult r = run_workload(pair(GetParam().a, GetParam().b, GetParam().objective), o);
   expect_all_passed(r);
   const uint64_t epochs = maestro_stat(r, "epochs");
@@ -79,8 +78,7 @@ TEST_P(MaestroRun, MediumKernelsPassTheirChecksUnderRepartitioning) {
 TEST(MaestroZeroCost, MediumKernelsPassAndNoContextMoves) {
   WorkloadFile w = pair("hotspot", "bfs", "stp");
   w.policy_options.preemption.save.zero_cost = true;
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   RunResult r = run_workload(w, o);
   expect_all_passed(r);
   EXPECT_GT(maestro_stat(r, "repartitions"), 0u);
@@ -103,8 +101,7 @@ TEST(MaestroThreeKernels, MediumKernelsPassBesideALoneKernel) {
   w.apps.push_back(benchmark_app("cutcp"));  // long launches: it keeps TBs left beside the pair
   w.apps.back().size = workloads::Size::Medium;
   w.overrides = {"gpu.num_sms=12", "frontend.check_invariants=true"};
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   RunResult r = run_workload(w, o);
   expect_all_passed(r);
   const uint64_t epochs = maestro_stat(r, "epochs");
@@ -133,8 +130,7 @@ TEST(WarpedSlicerRun, MediumKernelsPassTheirChecksAfterProfiling) {
   WorkloadFile w = pair("hotspot", "bfs", "stp");
   w.policy = "warped-slicer";
   w.policy_options.warped_slicer.profile_cycles = 2000;
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   RunResult r = run_workload(w, o);
   expect_all_passed(r);
   EXPECT_GT(policy_stat(r, "warped_slicer", "profiles"), 0u);

@@ -63,8 +63,7 @@ RunResult run_in_3g_and_4g(const std::vector<std::string>& apps) {
   for (const std::string& a : apps) specs.push_back(benchmark_app(a));
   WorkloadFile w = small_a100(std::move(specs), "mig");
   w.policy_options.mig_profile_by_app = {{0, "3g.20gb"}, {1, "4g.20gb"}};
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   RunResult r = run_workload(w, o);
   expect_all_passed(r);
   return r;
@@ -97,8 +96,7 @@ TEST(MigRun, AnIdleInstanceKeepsItsSlices) {
 TEST(MigRun, InstancesThatDoNotFitAreRefused) {
   WorkloadFile w = small_a100({benchmark_app("vecadd"), benchmark_app("spmv")}, "mig");
   w.policy_options.mig_profile_by_app = {{0, "4g.20gb"}, {1, "4g.20gb"}};
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   EXPECT_THROW(
       {
         try {
@@ -182,8 +180,7 @@ std::vector<double> pair_slowdowns(const std::string& policy) {
       if (policy == "mps") w.policy_options.mps_percent_by_app[i] = 50;
     }
   };
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   auto kernel_cycles = [](const RunResult& r, uint32_t i) {
     EXPECT_FALSE(r.apps[i].runs.empty());
     return double(kernel_busy_cycles(r.kernels, i, r.apps[i].runs.at(0)));

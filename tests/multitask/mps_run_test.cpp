@@ -33,8 +33,7 @@ RunResult run_pair(std::map<uint32_t, uint32_t> percent_by_app) {
   WorkloadFile w = test::gtx980_workload({benchmark_app("sgemm"), benchmark_app("hotspot")}, "mps");
   w.policy_options.mps_percent_by_app = std::move(percent_by_app);
   w.overrides = {"gpu.num_sms=8", "frontend.check_invariants=true"};
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   RunResult r = run_workload(w, o);
   expect_all_passed(r);
   return r;
@@ -64,8 +63,7 @@ TEST(MpsRun, TheDaemonsDefaultLimitsEveryClient) {
       "[[app]]\nbenchmark = \"hotspot\"\nsize = \"tiny\"\n",
       "w.toml");
   w.overrides = {"gpu.num_sms=8", "frontend.check_invariants=true"};
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   RunResult r = run_workload(w, o);
   expect_all_passed(r);
   std::set<uint32_t> sgemm = sms_used(r, "sgemm", 8);
@@ -78,8 +76,7 @@ TEST(MpsRun, TheDaemonsDefaultLimitsEveryClient) {
 // server, whose running and later kernels fail with the same error.
 TEST(MpsRun, AClientsFaultReachesEveryClient) {
   WorkloadFile w = test::gtx980_workload({benchmark_app("sgemm"), test::faulting_app(), benchmark_app("stencil")}, "mps");
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   o.overrides = {"frontend.check_invariants=true"};
   RunResult r = run_workload(w, o);
   ASSERT_EQ(r.apps.size(), 3u);
@@ -104,8 +101,7 @@ TEST(MpsRun, AClientsFaultReachesEveryClient) {
 // exited: an application arriving after sgemm and the faulting client ended
 // runs normally and passes its check.
 TEST(MpsRun, AClientArrivingAfterTheAffectedOnesExitedRunsNormally) {
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   o.overrides = {"frontend.check_invariants=true"};
   WorkloadFile first = test::gtx980_workload({benchmark_app("sgemm"), test::faulting_app()}, "mps");
   const RunResult before = run_workload(first, o);

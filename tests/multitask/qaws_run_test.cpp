@@ -28,8 +28,7 @@ std::string pair_toml(const std::string& scheduler, const std::string& k2_budget
 }
 
 RunResult run(const std::string& toml) {
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   o.use_cache = false;
   return run_workload(parse_workload(toml, "pair.toml"), o);
 }

@@ -22,8 +22,7 @@ WorkloadFile shared_pair(const std::string& scheme) {
 }
 
 RunOptions options(const std::filesystem::path& cache) {
-  RunOptions o;
-  o.baselines = false;  // the QoS app's isolated run is made anyway: its goal needs it
+  RunOptions o = test::no_baselines();  // the QoS app's isolated run is made anyway: its goal needs it
   o.cache_dir = cache;
   return o;
 }

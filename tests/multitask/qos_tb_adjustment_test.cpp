@@ -42,8 +42,7 @@ uint64_t stat_total(const RunResult& r, const std::string& path) {
 TEST(QosTbAdjustment, SwapsNonQosTbsOutForTheQosKernelAndEveryRunStillPasses) {
   std::filesystem::path cache = std::filesystem::temp_directory_path() / "gpumux-qos-tb-adjust-test";
   std::filesystem::remove_all(cache);
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   o.cache_dir = cache;
   RunResult r = run_workload(adjusted_pair(true), o);
   test::expect_all_passed(r);

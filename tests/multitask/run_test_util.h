@@ -10,8 +10,17 @@
 #include <vector>
 
 #include "gpumux/multitask/runner.h"
+#include "multitask/run_test_util.h"
 
 namespace gpumux::multitask::test {
+
+// Options of a run without the applications' isolated runs: the tests that
+// check the shared run only.
+inline RunOptions no_baselines() {
+  RunOptions o;
+  o.baselines = false;
+  return o;
+}
 
 // Library benchmark `bench` as an application named after it, with a QoS goal if given.
 inline AppSpec benchmark_app(const std::string& bench, std::optional<double> goal = std::nullopt) {

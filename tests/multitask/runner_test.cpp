@@ -29,9 +29,9 @@ WorkloadFile workload(std::vector<AppSpec> apps, const std::string& policy) {
   return test::gtx980_workload(std::move(apps), policy);
 }
 
-RunOptions no_baselines() {
-  RunOptions o;
-  o.baselines = false;
+// The shared run only, with the dispatcher's invariants checked.
+RunOptions checked() {
+  RunOptions o = test::no_baselines();
   o.overrides = {"frontend.check_invariants=true"};
   return o;
 }
@@ -48,7 +48,7 @@ TEST(MultiAppRun, FourAppsUnderEveryPolicy) {
                               policy);
     if (std::string(policy) == "smk-quota")
       w.policy_options.tb_quota_by_app = {{0, 4}, {1, 2}, {2, 2}, {3, 2}};
-    RunResult r = run_workload(w, no_baselines());
+    RunResult r = run_workload(w, checked());
     expect_all_passed(r);
     EXPECT_EQ(r.apps.size(), 4u);
     EXPECT_GT(r.warp_insts, 0u);
@@ -58,7 +58,7 @@ TEST(MultiAppRun, FourAppsUnderEveryPolicy) {
 // A faulting application is terminated and reported; the others complete.
 TEST(MultiAppRun, FaultingAppIsTerminatedOthersRunOn) {
   WorkloadFile w = workload({app("sgemm"), test::faulting_app(), app("stencil")}, "smk-even");
-  RunResult r = run_workload(w, no_baselines());
+  RunResult r = run_workload(w, checked());
   EXPECT_FALSE(r.all_passed());
   EXPECT_NE(r.apps[1].error.find("invalid global write access"), std::string::npos) << r.apps[1].error;
   for (size_t i : {0u, 2u}) {
@@ -73,7 +73,7 @@ TEST(MultiAppRun, FaultingAppIsTerminatedOthersRunOn) {
 TEST(MultiAppRun, EarlyFinishersRestart) {
   WorkloadFile w = workload({app("pc"), app("stencil")}, "fcfs");
   w.run.completions = 2;
-  RunResult r = run_workload(w, no_baselines());
+  RunResult r = run_workload(w, checked());
   expect_all_passed(r);
   for (const AppOutcome& a : r.apps) {
     EXPECT_GE(a.runs.size(), 2u) << a.name;
@@ -87,7 +87,7 @@ TEST(MultiAppRun, CycleLimitedRunsCompareIssueRates) {
   WorkloadFile w = workload({app("spmv"), app("stencil")}, "smk-even");
   w.run.until = RunRule::Until::Cycles;
   w.run.max_cycles = 60000;
-  RunResult r = run_workload(w, no_baselines());
+  RunResult r = run_workload(w, checked());
   EXPECT_TRUE(r.stopped_by_limit);
   EXPECT_GE(r.cycles, 60000u);
   EXPECT_LT(r.cycles, 61000u);
@@ -97,9 +97,9 @@ TEST(MultiAppRun, CycleLimitedRunsCompareIssueRates) {
 // model changes.
 TEST(MultiAppRun, PinnedCyclesOfATwoAppTinyWorkload) {
   WorkloadFile w = workload({app("sgemm"), app("stencil", 0, 0, 2)}, "smk-even");
-  RunResult r = run_workload(w, no_baselines());
+  RunResult r = run_workload(w, checked());
   expect_all_passed(r);
-  RunResult again = run_workload(w, no_baselines());
+  RunResult again = run_workload(w, checked());
   EXPECT_EQ(again.cycles, r.cycles);
   EXPECT_EQ(again.apps[0].runs[0].cycles(), r.apps[0].runs[0].cycles());
   EXPECT_EQ(r.apps[0].runs[0].cycles(), 123619u);
@@ -181,10 +181,10 @@ namespace {
 // pure function of the seed.
 TEST(MultiAppRun, UserPtxApplicationRunsBesideABenchmark) {
   WorkloadFile w = load_workload_file(std::string(GPUMUX_SOURCE_DIR) + "/configs/workloads/user-ptx.toml");
-  RunResult r = run_workload(w, no_baselines());
+  RunResult r = run_workload(w, checked());
   expect_all_passed(r);
   EXPECT_NE(r.apps[0].runs[0].detail.find("output checksums y="), std::string::npos) << r.apps[0].runs[0].detail;
-  EXPECT_EQ(run_workload(w, no_baselines()).apps[0].runs[0].detail, r.apps[0].runs[0].detail);
+  EXPECT_EQ(run_workload(w, checked()).apps[0].runs[0].detail, r.apps[0].runs[0].detail);
   uint32_t saxpy_launches = 0;
   for (const auto& k : r.kernels) saxpy_launches += k.name == "saxpy";
   EXPECT_EQ(saxpy_launches, 4u);
@@ -208,7 +208,7 @@ TEST(MultiAppRun, CpuGapsLengthenTheTurnaroundAndTheBaseline) {
   gaps.apps[0].cpu_gap_us = 20;
   RunOptions o;
   o.use_cache = false;
-  RunResult a = run_workload(plain, no_baselines()), b = run_workload(gaps, o);
+  RunResult a = run_workload(plain, checked()), b = run_workload(gaps, o);
   expect_all_passed(b);
   Cycle gap = 20 * 1126;  // gtx980's core clock: 1126 MHz
   uint64_t calls = b.kernels.size() + b.copies.size();
@@ -228,8 +228,8 @@ TEST(MultiAppRun, UserProgramCpuStepsRunBeforeEachLaunch) {
                           "args = [\"buf:x\", \"buf:y\", \"u32:1024\", \"f32:2.0\"]\nrepeat = 3\n" + cpu,
                           "w.toml", dir);
   };
-  RunResult a = run_workload(program(""), no_baselines());
-  RunResult b = run_workload(program("cpu_us = 40\n"), no_baselines());
+  RunResult a = run_workload(program(""), checked());
+  RunResult b = run_workload(program("cpu_us = 40\n"), checked());
   expect_all_passed(b);
   EXPECT_GE(first_run(b), first_run(a) + 40 * 1126);
   EXPECT_LE(first_run(b), first_run(a) + 3 * (40 * 1126 + 1));
@@ -258,7 +258,7 @@ TEST(MultiAppRun, UserProgramWritesItsOutputBuffers) {
                                   "output_dir = \"" + out.string() + "\"\n"
                                   + kSaxpyOnXY,
                                   "w.toml", std::string(GPUMUX_SOURCE_DIR) + "/configs/workloads");
-  RunResult r = run_workload(w, no_baselines());
+  RunResult r = run_workload(w, checked());
   expect_all_passed(r);
   std::ifstream in(out / "y.bin", std::ios::binary);
   std::vector<float> y(1024);
@@ -282,7 +282,7 @@ TEST(MultiAppRun, LateArrivalDuringALongCopyUnderPpqWithContextSwitch) {
                                   "[[app]]\nbenchmark = \"spmv\"\nsize = \"tiny\"\npriority = 1\n"
                                   "[[app]]\nbenchmark = \"stencil\"\nsize = \"tiny\"\narrival_cycle = 200000\n",
                                   "w.toml", std::string(GPUMUX_SOURCE_DIR) + "/configs/workloads");
-  RunResult r = run_workload(w, no_baselines());
+  RunResult r = run_workload(w, checked());
   expect_all_passed(r);
   EXPECT_EQ(r.apps[2].runs.at(0).start, 200000u);
   const Tick arrival = 177'619'894;  // core cycle 200000 of the GTX980 (1126 MHz)

@@ -45,9 +45,8 @@ TEST(TextureWorkload, ABufferBoundAsATextureIsFilteredByTheKernel) {
   user->output_dir = out;
   w.apps[0].user = user;
   w.apps.resize(1);  // the texture app alone
-  RunOptions o;
+  RunOptions o = test::no_baselines();
   o.use_cache = false;
-  o.baselines = false;
   RunResult r = run_workload(w, o);
   test::expect_all_passed(r);
   std::ifstream in(out / "out.bin", std::ios::binary);

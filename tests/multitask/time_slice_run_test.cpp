@@ -30,8 +30,7 @@ uint64_t time_slice_stat(const RunResult& r, const std::string& name) {
 }
 
 TEST(TimeSliceRun, SliceBoundariesSwitchContextsAndBothAppsPass) {
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   RunResult r = run_workload(pair(5), o);
   expect_all_passed(r);
   const uint64_t switches = time_slice_stat(r, "boundary_switches");
@@ -56,8 +55,7 @@ TEST(TimeSliceRun, SliceBoundariesSwitchContextsAndBothAppsPass) {
 // A timeslice longer than both runs: the first context keeps the GPU until it
 // has no kernel left, so nothing is switched.
 TEST(TimeSliceRun, LongSliceNeverSwitches) {
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   RunResult r = run_workload(pair(1e6), o);
   expect_all_passed(r);
   EXPECT_EQ(time_slice_stat(r, "boundary_switches"), 0u);
@@ -68,8 +66,7 @@ TEST(TimeSliceRun, LongSliceNeverSwitches) {
 // first boundary and keeps it while it has kernels, so each of its launches
 // finishes before the other context's last one, though both arrive together.
 TEST(TimeSliceRun, TheMoreUrgentContextRunsFirst) {
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   WorkloadFile w = pair(5);
   w.apps[1].priority = 1;  // sgemm
   RunResult r = run_workload(w, o);

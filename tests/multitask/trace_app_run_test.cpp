@@ -39,9 +39,9 @@ AppSpec trace_app(const std::string& name, const fs::path& dir) {
   return a;
 }
 
-RunOptions no_baselines() {
-  RunOptions o;
-  o.baselines = false;
+// The shared run only, never from the cache.
+RunOptions uncached() {
+  RunOptions o = test::no_baselines();
   o.use_cache = false;
   return o;
 }
@@ -65,8 +65,8 @@ TEST(TraceApp, RoundTripOfLibraryBenchmarks) {
     Cycle trace_cycles;
   };
   for (const Pinned& p : {Pinned{"vecadd", 4570}, Pinned{"hotspot", 6434}, Pinned{"histo", 9432}, Pinned{"sgemm", 51973}}) {
-    RunResult ptx = run_workload(gtx980_workload({benchmark_app(p.name)}, "fcfs"), no_baselines());
-    RunResult replay = run_workload(gtx980_workload({trace_app(p.name, exported(p.name))}, "fcfs"), no_baselines());
+    RunResult ptx = run_workload(gtx980_workload({benchmark_app(p.name)}, "fcfs"), uncached());
+    RunResult replay = run_workload(gtx980_workload({trace_app(p.name, exported(p.name))}, "fcfs"), uncached());
     expect_all_passed(ptx);
     expect_all_passed(replay);
     EXPECT_EQ(replay.apps[0].warp_insts, ptx.apps[0].warp_insts) << p.name;
@@ -80,11 +80,11 @@ TEST(TraceApp, BesideAPtxBenchmarkUnderSmkEven) {
   WorkloadFile w = gtx980_workload({trace_app("vecadd-trace", exported("vecadd")), benchmark_app("stencil")},
                                    "smk-even");
   w.overrides = {"frontend.check_invariants=true"};
-  RunResult a = run_workload(w, no_baselines());
-  RunResult b = run_workload(w, no_baselines());
+  RunResult a = run_workload(w, uncached());
+  RunResult b = run_workload(w, uncached());
   expect_all_passed(a);
   RunResult alone = run_workload(gtx980_workload({trace_app("vecadd-trace", exported("vecadd"))}, "fcfs"),
-                                 no_baselines());
+                                 uncached());
   EXPECT_EQ(a.apps[0].warp_insts, alone.apps[0].warp_insts);
   EXPECT_GT(a.apps[1].warp_insts, 0u);
   EXPECT_EQ(a.cycles, b.cycles);  // deterministic
@@ -99,7 +99,7 @@ TEST(TraceApp, UnderAQosQuotaScheme) {
   w.apps[0].qos_goal = 0.8;
   w.policy_options.qos_apps = {0};
   w.policy_options.num_apps = 2;
-  RunOptions o = no_baselines();
+  RunOptions o = uncached();
   o.cache_dir = fs::path(::testing::TempDir()) / "gpumux-trace-qos-cache";
   RunResult r = run_workload(w, o);
   expect_all_passed(r);
@@ -117,7 +117,7 @@ TEST(TraceApp, UnderAQosQuotaScheme) {
 // discarded ones).
 TEST(TraceApp, PreemptedUnderPpqByEachMechanism) {
   RunResult alone = run_workload(gtx980_workload({trace_app("spmv-trace", exported("spmv"))}, "fcfs"),
-                                 no_baselines());
+                                 uncached());
   for (const std::string m : {"drain", "switch", "flush"}) {
     AppSpec urgent = benchmark_app("vecadd");
     urgent.priority = 1;
@@ -125,7 +125,7 @@ TEST(TraceApp, PreemptedUnderPpqByEachMechanism) {
     WorkloadFile w = gtx980_workload({trace_app("spmv-trace", exported("spmv")), urgent}, "ppq");
     w.policy_options.preemption.mechanism = m;
     w.overrides = {"frontend.check_invariants=true"};
-    RunResult r = run_workload(w, no_baselines());
+    RunResult r = run_workload(w, uncached());
     expect_all_passed(r);
     uint32_t switched = 0, flushed = 0;
     for (const frontend::PreemptionRecord& p : r.preemptions) {
@@ -152,7 +152,7 @@ TEST(TraceApp, HandWrittenUnprocessedLayoutFolder) {
                                   "w.toml", std::string(GPUMUX_SOURCE_DIR) + "/tests/data/accelsim");
   EXPECT_EQ(w.apps[0].name, "raw-vecadd");
   EXPECT_EQ(w.apps[0].program(), "trace:raw-vecadd");
-  RunResult r = run_workload(w, no_baselines());
+  RunResult r = run_workload(w, uncached());
   expect_all_passed(r);
   ASSERT_EQ(r.apps[0].runs.size(), 1u);
   EXPECT_EQ(r.apps[0].warp_insts, 4u * 2 * 13);  // 4 TBs of 2 warps, 13 instructions each

@@ -49,8 +49,7 @@ struct Case {
 class TwoWayRun : public ::testing::TestWithParam<Case> {};
 
 TEST_P(TwoWayRun, KernelsPassTheirChecks) {
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   RunResult r = run_workload(pair(GetParam().policy, GetParam().pairs), o);
   test::expect_all_passed(r);
   // maestro's SM roles take TBs back: boundary TBs first under 2-way.

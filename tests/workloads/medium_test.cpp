@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/multitask/runner.h"
+#include "multitask/run_test_util.h"
 #include "workload_test_name.h"
 
 namespace gpumux::multitask {
@@ -42,8 +43,7 @@ TEST_P(WorkloadMedium, KernelsDominateTheTurnaround) {
   app.name = spec.name;
   app.size = workloads::Size::Medium;
   w.apps.push_back(app);
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   RunResult r = run_workload(w, o);
 
   ASSERT_EQ(r.apps.size(), 1u);
@@ -60,7 +60,7 @@ TEST_P(WorkloadMedium, KernelsDominateTheTurnaround) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, WorkloadMedium, ::testing::ValuesIn(workloads::base_workloads()),
-                         [](const auto& info) { return test::workload_test_name(info.param->name); });
+                         [](const auto& info) { return gpumux::test::workload_test_name(info.param->name); });
 
 }  // namespace
 }  // namespace gpumux::multitask

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "gpumux/multitask/runner.h"
+#include "multitask/run_test_util.h"
 
 namespace gpumux::multitask {
 namespace {
@@ -44,8 +45,7 @@ RunResult run_alone(const workloads::WorkloadSpec& spec, workloads::Size size, c
   app.name = spec.name;
   app.size = size;
   w.apps.push_back(app);
-  RunOptions o;
-  o.baselines = false;
+  RunOptions o = test::no_baselines();
   return run_workload(w, o);
 }
 
