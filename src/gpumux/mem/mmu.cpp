@@ -137,7 +137,8 @@ void Mmu::process(const Event& e) {
     case Kind::L2Lookup: return l2_lookup(e);
     case Kind::Walk: return start_walk(e.page, e.key);
     case Kind::WalkDone: return walk_done(e);
-    case Kind::FaultDone: return fault_done(e);
+    case Kind::FaultDone:
+    case Kind::LocalFaultDone: return fault_done(e);
     case Kind::L1Fill: return l1_fill(e);
   }
 }
@@ -214,7 +215,7 @@ void Mmu::fault_done(const Event& e) {
   Unit& u = unit_of(e.page);
   arrive(u, e.page >> (unit_shift_ - page_shift_));
   --faults_in_flight_;
-  if (e.sm) --local_faults_in_flight_;
+  if (e.kind == Kind::LocalFaultDone) --local_faults_in_flight_;
   engine().note_progress();
   std::vector<uint64_t> pages = std::move(u.waiting);
   for (uint64_t page : pages) start_walk(page, e.key);  // the walk is retried and now finds the page

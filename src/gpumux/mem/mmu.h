@@ -107,7 +107,7 @@ class Mmu : public Component {
 
  private:
   struct Port;
-  enum class Kind : uint8_t { L2Lookup, Walk, WalkDone, FaultDone, L1Fill };
+  enum class Kind : uint8_t { L2Lookup, Walk, WalkDone, FaultDone, LocalFaultDone, L1Fill };
   struct Event {
     Cycle at;
     uint64_t seq;  // ties in creation order: deterministic

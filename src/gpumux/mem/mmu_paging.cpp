@@ -25,8 +25,6 @@ void Mmu::for_each_unit(uint64_t addr, uint64_t bytes, F&& f) {
   }
 }
 
-// A FaultDone event's `sm` field says where the fault was handled: 0 at the
-// host, 1 on the GPU.
 void Mmu::raise_fault(Unit& u, uint64_t page, StatKey key) {
   const Cycle write_back = make_room(nullptr);  // the host evicts before it migrates
   u.where = Residence::Faulting;
@@ -43,7 +41,7 @@ void Mmu::raise_fault(Unit& u, uint64_t page, StatKey key) {
       stats_.local_faults[key].add();
       ++local_faults_in_flight_;
       const Cycle start = write_back ? (host_free_ = std::max(now_, host_free_) + write_back) : now_;
-      schedule(start + local_fault_cycles_, Kind::FaultDone, 1, page, key);
+      schedule(start + local_fault_cycles_, Kind::LocalFaultDone, 0, page, key);
       return;
     }
   }
