@@ -150,6 +150,43 @@ TEST(Mmu, FaultIsServicedByTheHostThenWalkedAgain) {
   EXPECT_EQ(b.mmu.faults_in_flight(), 0u);
 }
 
+// Records what the MMU tells an SM about its marked requests, by token.
+struct CheckRecorder : TranslationListener {
+  explicit CheckRecorder(Engine& e) : engine(e) {}
+  void translated(const MemRequest& r) override { done.push_back({engine.now() / kCycle, r.token}); }
+  void faulted(const MemRequest& r) override { faults.push_back({engine.now() / kCycle, r.token}); }
+  Engine& engine;
+  std::vector<std::pair<Cycle, uint64_t>> done, faults;
+};
+
+TEST(Mmu, MarkedRequestsHearOfTheirFaultThenOfTheirTranslation) {
+  Bench b(paging(1.0));
+  b.mmu.set_host_residence([](uint64_t) { return true; });
+  CheckRecorder sm0(b.engine), sm1(b.engine);
+  b.mmu.set_translation_listener(0, &sm0);
+  b.mmu.set_translation_listener(1, &sm1);
+  auto send = [&](Cycle c, uint32_t sm, uint64_t addr, uint64_t token, bool marked) {
+    b.engine.run_until(c * kCycle);
+    MemRequest r = read_req(addr, kAllSectors, token);
+    r.check_translation = marked;
+    ASSERT_TRUE(b.mmu.port(sm).can_accept(r));
+    b.mmu.port(sm).accept(r);
+  };
+  send(0, 0, 0x10000, 1, true);
+  send(0, 0, 0x10000 + 128, 2, false);     // merged into the same L1 TLB miss, not marked
+  send(300, 1, 0x10000, 3, true);          // another SM: merges into the L2 TLB miss
+  send(1000, 0, 0x10000 + 256, 4, true);   // after the fault: merges into the faulted L1 miss
+  b.engine.run();
+  // The walk ends at 610 and finds the unit on the host: the waiting marked
+  // requests hear of the fault then (SM 1's at its L2 lookup, 300 + 40 + 70
+  // = 410, merged before the walk's end: at 610 too); a later one at once.
+  EXPECT_EQ(sm0.faults, (std::vector<std::pair<Cycle, uint64_t>>{{610, 1}, {1000, 4}}));
+  EXPECT_EQ(sm1.faults, (std::vector<std::pair<Cycle, uint64_t>>{{610, 3}}));
+  // Translated when the retried walk fills the TLBs: 610 + 1000 + 500.
+  EXPECT_EQ(sm0.done, (std::vector<std::pair<Cycle, uint64_t>>{{2110, 1}, {2110, 4}}));
+  EXPECT_EQ(sm1.done, (std::vector<std::pair<Cycle, uint64_t>>{{2110, 3}}));
+}
+
 TEST(Mmu, TheHostServesFaultsOneAtATime) {
   Bench b(paging(1.0));
   b.mmu.set_host_residence([](uint64_t) { return true; });

@@ -57,6 +57,14 @@ void GpuConfig::declare(ParamDecl<GpuConfig>& d) {
     // Without translation nothing can fault, and no TLB check ends a warp's wait.
     if (c.sm.fault_pipeline.operand_log_bytes % 256 != 0)
       return "sm.fault_pipeline.operand_log_bytes must be a multiple of the 256 B log entry";
+    // A switched-out TB's faulted instructions are squashed and replayed:
+    // only the pipelines that can replay them (section 6.3.2-6.3.3) allow it.
+    const bool replays = c.sm.fault_pipeline.mode == "replay-queue" || c.sm.fault_pipeline.mode == "operand-log";
+    if (c.sm.fault_pipeline.extra_tbs > 0 && (!replays || !c.vm.demand_paging))
+      return "sm.fault_pipeline.extra_tbs (TB switching on fault) needs vm.demand_paging = true and "
+             "sm.fault_pipeline.mode = \"replay-queue\" or \"operand-log\"";
+    if (c.sm.fault_pipeline.ideal_switch && c.sm.fault_pipeline.extra_tbs == 0)
+      return "sm.fault_pipeline.ideal_switch needs TB switching on fault (sm.fault_pipeline.extra_tbs > 0)";
     if (c.sm.fault_pipeline.mode != "stall-on-fault" && !c.vm.translation)
       return "sm.fault_pipeline.mode = \"" + c.sm.fault_pipeline.mode + "\" needs vm.translation = true";
     return "";

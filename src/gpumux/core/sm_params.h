@@ -105,6 +105,11 @@ struct SmFaultPipelineParams {
   uint32_t replay_queue = 128;
   // Section 6.5.2 evaluates 8 KB and 16 KB; 16 KB is the size it finds enough (99.8%).
   uint32_t operand_log_bytes = 16384;
+  // TB switching on fault (thesis 6.4.1, 6.5.3): "a maximum of 4 extra thread
+  // blocks per SM" is the thesis's setting; 0 keeps it off (the default).
+  uint32_t extra_tbs = 0;
+  // Figure 6.13's "ideal 1 cycle context switching": nothing is moved.
+  bool ideal_switch = false;
 
   static void declare(ParamDecl<SmFaultPipelineParams>& d) {
     d.param("mode", &SmFaultPipelineParams::mode, "",
@@ -123,6 +128,13 @@ struct SmFaultPipelineParams {
             "operand-log: log size per SM in 256 B entries (8 B per thread x 32), split evenly between the TBs "
             "of the kernel's occupancy; a load takes 1 entry, a store or atomic 2")
         .range(256, 1 << 24);
+    d.param("extra_tbs", &SmFaultPipelineParams::extra_tbs, "TBs",
+            "TB switching on fault (thesis 6.4.1): a TB whose warps all wait for page faults or at a barrier is "
+            "switched out for a ready one, and at most this many TBs switched out of an SM wait off-chip for "
+            "their faults at once (thesis 4; 0: off). Needs vm.demand_paging and mode replay-queue or operand-log")
+        .range(0, 64);
+    d.param("ideal_switch", &SmFaultPipelineParams::ideal_switch, "",
+            "TB switching on fault: switches move no context (figure 6.13's ideal 1-cycle save and restore)");
   }
 };
 

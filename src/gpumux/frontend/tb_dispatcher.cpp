@@ -147,6 +147,7 @@ bool TbDispatcher::place_one(Running& r, sm::Sm& s, Cycle now, uint64_t& tb) {
   if (fragmented && !refused_by_fragmentation_) refused_by_fragmentation_ = &k;
   auto resume = [&](std::deque<sm::PreemptedTb>::iterator it) {
     tb = it->index;
+    if (it->fault_sm >= 0) --off_chip_[size_t(it->fault_sm)];
     s.resume_tb(k, std::move(*it));
     r.preempted.erase(it);
     tbs_resumed_[k.key].add();
@@ -162,8 +163,12 @@ bool TbDispatcher::place_one(Running& r, sm::Sm& s, Cycle now, uint64_t& tb) {
     s.make_room(k);  // parked shared memory may be all that is in the way
     return false;
   }
+  // A TB switched out on a fault waits until the fault is serviced; it
+  // resumes first on the SM it left (the thesis's SM-local TB scheduler).
+  auto ready = [](const sm::PreemptedTb& p) { return p.shared_parked_on < 0 && !p.faults_pending; };
   auto saved = std::find_if(r.preempted.begin(), r.preempted.end(),
-                            [](const sm::PreemptedTb& p) { return p.shared_parked_on < 0; });
+                            [&](const sm::PreemptedTb& p) { return ready(p) && p.fault_sm == here; });
+  if (saved == r.preempted.end()) saved = std::find_if(r.preempted.begin(), r.preempted.end(), ready);
   if (saved != r.preempted.end()) return resume(saved);
   if (r.next_tb < r.tbs_to_run()) {
     if (r.next_tb == 0) records_[r.record].first_tb = now;
@@ -171,12 +176,12 @@ bool TbDispatcher::place_one(Running& r, sm::Sm& s, Cycle now, uint64_t& tb) {
     s.start_tb(k, tb);
     return true;
   }
-  // Only TBs parked on other SMs are left and this SM could run one: write
-  // its shared memory back (shared_evicted wakes the dispatcher).
-  if (!r.preempted.empty()) {
-    const sm::PreemptedTb& p = r.preempted.front();
-    sms_[size_t(p.shared_parked_on)]->evict_parked(k.id, p.index);
-  }
+  // Only TBs parked on other SMs (or waiting for faults) are left and this
+  // SM could run one: write its shared memory back (shared_evicted wakes the
+  // dispatcher).
+  auto parked = std::find_if(r.preempted.begin(), r.preempted.end(),
+                             [](const sm::PreemptedTb& p) { return p.shared_parked_on >= 0; });
+  if (parked != r.preempted.end()) sms_[size_t(parked->shared_parked_on)]->evict_parked(k.id, parked->index);
   return false;
 }
 
@@ -196,6 +201,7 @@ Cycle TbDispatcher::tick(Cycle now) {
       while (!ended && !r.preempted.empty()) {
         const sm::PreemptedTb& p = r.preempted.front();
         if (p.shared_parked_on >= 0) sms_[size_t(p.shared_parked_on)]->drop_parked(r.kernel->id, p.index);
+        if (p.fault_sm >= 0) --off_chip_[size_t(p.fault_sm)];
         r.preempted.pop_front();
         ended = count_done(r, now);
       }

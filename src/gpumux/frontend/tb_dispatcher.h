@@ -152,7 +152,10 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   TbDispatcher(Engine& engine, DomainId core, const FrontendParams& p, std::unique_ptr<SharingPolicy> policy);
   ~TbDispatcher() override;
 
-  void attach(std::vector<sm::Sm*> sms) { sms_ = std::move(sms); }
+  void attach(std::vector<sm::Sm*> sms) {
+    sms_ = std::move(sms);
+    off_chip_.assign(sms_.size(), 0);
+  }
   // What the preemption mechanism needs to turn budgets into cycles and
   // bytes into time: the core clock and one SM's share of DRAM bandwidth.
   void set_preemption_clock(double core_mhz, double sm_bytes_per_cycle);
@@ -220,6 +223,8 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   void tb_done(uint32_t sm, sm::KernelInstance& k, uint64_t tb_index) override;
   void tb_preempted(uint32_t sm, sm::KernelInstance& k, sm::PreemptedTb tb) override;
   void shared_evicted(uint32_t sm, sm::KernelInstance& k, uint64_t tb_index) override;
+  bool wants_fault_switch(uint32_t sm, const sm::KernelInstance& k) override;
+  void faults_serviced(uint32_t sm, uint32_t kernel_id, uint64_t tb_index) override;
 
  private:
   struct Running {
@@ -300,6 +305,8 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   FrontendParams p_;
   std::unique_ptr<SharingPolicy> policy_;
   std::vector<sm::Sm*> sms_;
+  // TB switching on fault: per SM, its TBs switched out on a fault and not resumed yet.
+  std::vector<uint32_t> off_chip_;
   std::map<StreamId, std::deque<Running>> streams_;
   std::vector<Running*> active_;  // in dispatch-priority order
   std::vector<KernelRecord> records_;

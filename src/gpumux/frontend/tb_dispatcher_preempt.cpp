@@ -163,8 +163,29 @@ void TbDispatcher::tb_preempted(uint32_t sm, sm::KernelInstance& k, sm::Preempte
   // repartition at the next tick (this may run inside reclaim(), through a
   // flush that completes at once).
   repartition_pending_ |= !r.tbs_left();
+  if (tb.fault_sm >= 0) ++off_chip_[size_t(tb.fault_sm)];
   r.preempted.push_back(std::move(tb));
   k.all_placed = false;
+}
+
+bool TbDispatcher::wants_fault_switch(uint32_t sm, const sm::KernelInstance& k) {
+  const Running& r = running(k);
+  // A TB whose faults are serviced takes the place; else a new one, while the
+  // SM's TBs waiting off-chip are fewer than its limit (thesis 6.4.1).
+  for (const sm::PreemptedTb& p : r.preempted)
+    if (p.shared_parked_on < 0 && !p.faults_pending) return true;
+  return r.next_tb < r.tbs_to_run() && off_chip_[sm] < sms_[sm]->params().fault_pipeline.extra_tbs;
+}
+
+void TbDispatcher::faults_serviced(uint32_t, uint32_t kernel_id, uint64_t tb_index) {
+  for (Running* r : active_) {
+    if (r->kernel->id != kernel_id) continue;
+    for (sm::PreemptedTb& p : r->preempted)
+      if (p.index == tb_index) p.faults_pending = false;
+  }
+  // It may resume where a TB is free, or take the place of one waiting for faults.
+  wake();
+  for (sm::Sm* s : sms_) s->wake();
 }
 
 void TbDispatcher::shared_evicted(uint32_t, sm::KernelInstance& k, uint64_t tb_index) {

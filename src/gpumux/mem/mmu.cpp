@@ -36,6 +36,7 @@ struct Mmu::Port : MemSink {
   struct L1Miss {
     Cycle since;
     std::vector<MemRequest> requests;
+    bool faulted = false;  // its requests were reported faulted
   };
   struct Ready {
     Cycle at;
@@ -101,6 +102,7 @@ void Mmu::accept(uint32_t sm, const MemRequest& r) {
     auto [it, first] = p.misses.try_emplace(page, Port::L1Miss{now, {}});
     it->second.requests.push_back(r);
     if (first) schedule(now + params_.l1_tlb.latency, Kind::L2Lookup, sm, page, r.key);
+    if (it->second.faulted && r.check_translation && p.listener) p.listener->faulted(r);
   }
   wake();
 }
@@ -152,6 +154,7 @@ void Mmu::l2_lookup(const Event& e) {
   if (auto it = l2_misses_.find(e.page); it != l2_misses_.end()) {
     stats_.l2_misses[e.key].add();
     it->second.sms.push_back(e.sm);
+    if (it->second.faulted) report_faulted(e.sm, e.page);
     return;
   }
   if (l2_misses_.size() == params_.l2_tlb.mshrs) {
@@ -196,6 +199,11 @@ void Mmu::walk_done(const Event& e) {
     if (u.where != Residence::Device) {
       u.waiting.push_back(e.page);
       if (u.where == Residence::Host) raise_fault(u, e.page, e.key);
+      L2Miss& m = l2_misses_.at(e.page);
+      if (!m.faulted) {  // a retried walk may find the unit evicted again: reported already
+        m.faulted = true;
+        for (uint32_t sm : m.sms) report_faulted(sm, e.page);
+      }
       return;
     }
     used(u);
@@ -231,6 +239,15 @@ void Mmu::l1_fill(const Event& e) {
     if (r.check_translation && p.listener) p.listener->translated(r);
   }
   p.misses.erase(it);
+}
+
+void Mmu::report_faulted(uint32_t sm, uint64_t page) {
+  Port& p = *ports_[sm];
+  Port::L1Miss& m = p.misses.at(page);
+  if (m.faulted || !p.listener) return;
+  m.faulted = true;
+  for (const MemRequest& r : m.requests)
+    if (r.check_translation) p.listener->faulted(r);
 }
 
 void Mmu::shoot_down(uint64_t unit) {

@@ -121,6 +121,7 @@ class Mmu : public Component {
     std::vector<uint32_t> sms;  // L1 TLBs waiting for the page, in arrival order
     StatKey key;
     Cycle since;
+    bool faulted = false;  // its walk found the page's unit off the device
   };
   enum class Residence : uint8_t { Device, Host, Faulting };
   struct Unit {  // a migration unit of the page table
@@ -141,6 +142,8 @@ class Mmu : public Component {
   void walk_done(const Event& e);
   void fault_done(const Event& e);
   void l1_fill(const Event& e);
+  // The requests of SM `sm` waiting for `page` are reported faulted (once).
+  void report_faulted(uint32_t sm, uint64_t page);
   Unit& unit_of(uint64_t page);
   // Paging (mmu_paging.cpp).
   void raise_fault(Unit& u, uint64_t page, StatKey key);

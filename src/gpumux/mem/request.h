@@ -50,11 +50,15 @@ struct MemRequest {
 inline uint64_t line_of(uint64_t addr) { return addr & ~uint64_t(kLineBytes - 1); }
 
 // Told by the MMU when a request marked check_translation has been
-// translated without a fault: the last TLB check of the thesis's section 6.3.
+// translated: the last TLB check of the thesis's section 6.3. A request whose
+// walk finds its page on the host is first reported faulted (the SM learns of
+// the fault: what TB switching on fault needs), then translated once the fault
+// is serviced.
 class TranslationListener {
  public:
   virtual ~TranslationListener() = default;
   virtual void translated(const MemRequest& r) = 0;
+  virtual void faulted(const MemRequest&) {}
 };
 
 // Anything that takes requests (going down) or responses (going up).

@@ -29,11 +29,15 @@
 // save and restore their time.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "gpumux/core/clock.h"
 #include "gpumux/exec/thread_block.h"
+#include "gpumux/mem/coalescer.h"
+#include "gpumux/mem/request.h"
 
 namespace gpumux::sm {
 
@@ -54,6 +58,21 @@ struct ResidentTb {
   bool draining = false;      // marked to drain (counts as preempting)
 };
 
+// A global memory instruction squashed when its TB was switched out on a
+// fault (TB switching on fault, docs/virtual-memory.md): it ran functionally
+// at issue, so its replay only sends its lines again (timing), and its
+// destinations wait for them as they did.
+struct ReplayedAccess {
+  uint32_t warp = 0;  // index in the TB's warps
+  mem::MemOp op = mem::MemOp::Read;
+  uint32_t bytes = 0;  // per lane
+  std::vector<mem::LineAccess> lines;
+  std::array<uint32_t, 4> regs{};  // scoreboard slots, as the SM's MemOp holds them
+  uint8_t num_regs = 0;
+  bool is_store = false;
+  uint16_t extra_latency = 0;
+};
+
 // A TB taken off an SM: its saved state (switch), or nothing (flushed: re-run
 // from the start).
 struct PreemptedTb {
@@ -67,6 +86,12 @@ struct PreemptedTb {
   bool flushed = false;                      // flushed once: its re-run is not flushed again (progress)
   bool lazy_shared = false;                  // saved under that option: its save area holds shared memory only once evicted
   int32_t shared_parked_on = -1;             // lazy_shared: the SM still holding its shared memory (-1: saved)
+  // TB switching on fault: the SM it was switched out of (-1: another
+  // preemption), whether a fault it waits for is still being serviced (it
+  // may not resume before), and its squashed instructions, replayed at resume.
+  int32_t fault_sm = -1;
+  bool faults_pending = false;
+  std::vector<ReplayedAccess> replays;
 };
 
 // How a context switch sizes the state it moves.

@@ -244,6 +244,7 @@ void Sm::init_warp_slot(uint16_t slot, uint8_t sub_core, exec::Warp& xw, uint16_
     w.held_reg.assign(fn.num_regs, 0);
     w.held_pred.assign(fn.num_preds, 0);
   }
+  if (switching_on_fault()) w.sent.resize(p_.mem_ops_per_warp);
   xw.set_record_memory(true);
   t.warps.push_back(slot);
   ++warps_used_;
@@ -593,6 +594,7 @@ Cycle Sm::tick(Cycle now) {
   accounted_ = now + 1;
   clock_now_ = now;
 
+  if (!replay_backlog_.empty()) drain_replays();
   const bool context_first = context_turn_ && !transfers_.empty();
   if (context_first) context_send(now);
   lsu_send();
@@ -607,6 +609,7 @@ Cycle Sm::tick(Cycle now) {
     sc.last = schedule(sc, now, next);
     if (tbs_used_ > 0 || sc.last == IssueOutcome::Issued) stats_.issue[unsigned(sc.last)][sc.last_key].add();
   }
+  if (fault_lines_ > 0) fault_switch_tick(now);
   return next;
 }
 

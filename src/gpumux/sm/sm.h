@@ -68,6 +68,11 @@ class TbDoneListener {
   virtual void tb_done(uint32_t sm, KernelInstance& kernel, uint64_t tb_index) = 0;
   virtual void tb_preempted(uint32_t sm, KernelInstance& kernel, PreemptedTb tb) = 0;
   virtual void shared_evicted(uint32_t sm, KernelInstance& kernel, uint64_t tb_index) = 0;
+  // TB switching on fault: whether a TB of `kernel` whose warps all wait for
+  // faults should leave SM `sm` (a ready TB would take its place), and that
+  // the faults a TB switched out of `sm` waited for are serviced.
+  virtual bool wants_fault_switch(uint32_t sm, const KernelInstance& kernel) = 0;
+  virtual void faults_serviced(uint32_t sm, uint32_t kernel_id, uint64_t tb_index) = 0;
 };
 
 struct SmStats {
@@ -98,6 +103,8 @@ struct SmStats {
   KeyedCounter fault_replay_full_cycles;    // warp-cycles a memory instruction waited for the replay queue
   KeyedCounter fault_log_entry_cycles;      // operand-log entry-cycles
   KeyedCounter fault_log_full_cycles;       // warp-cycles a memory instruction waited for log space
+  // TB switching on fault (sm_fault_switch.cpp), registered only with it.
+  KeyedCounter tbs_switched_on_fault, fault_replays;
 };
 
 class Sm : public Component, public mem::MemSink, public mem::TranslationListener {
@@ -189,6 +196,8 @@ class Sm : public Component, public mem::MemSink, public mem::TranslationListene
   void accept(const mem::MemRequest& r) override;
   // From the MMU: a request of a global memory instruction passed its TLB check.
   void translated(const mem::MemRequest& r) override;
+  // ... or found its page on the host (TB switching on fault).
+  void faulted(const mem::MemRequest& r) override;
 
  private:
   // Preempted: held by a switch, flush or restore (not scheduled).
@@ -211,6 +220,11 @@ class Sm : public Component, public mem::MemSink, public mem::TranslationListene
     uint8_t log_entries = 0;  // operand-log entries held until its last check
     uint8_t num_held = 0;
     uint64_t unchecked = 0;   // bit per line
+    // TB switching on fault: lines reported faulted and not translated yet,
+    // and the entry's generation (in its tokens: a squash makes the
+    // responses of the squashed requests stale).
+    uint64_t faulted = 0;
+    uint16_t gen = 0;
     Cycle issued_at = 0;
     std::array<uint32_t, 16> held{};  // source slots held (replay-queue), as regs
   };
@@ -245,6 +259,8 @@ class Sm : public Component, public mem::MemSink, public mem::TranslationListene
     Cycle fault_stall_since = kNever;  // waiting for replay-queue or log space since
     bool fault_stall_log = false;      // ... for log space (else the replay queue)
     std::vector<Cycle> held_reg, held_pred;  // replay-queue: written no earlier than (kNever: held)
+    // TB switching on fault: what each MemOp entry sent, to replay it.
+    std::vector<ReplayedAccess> sent;
   };
 
   // Where a TB is in the preemption protocol.
@@ -275,6 +291,21 @@ class Sm : public Component, public mem::MemSink, public mem::TranslationListene
     uint64_t context_bytes = 0; // saving or restoring
     uint32_t lines_unacked = 0; // context lines not yet acknowledged
     uint32_t log_capacity = 0, log_used = 0;  // operand-log partition, in entries
+    // TB switching on fault: its warps' lines reported faulted, whether this
+    // switch is one on fault, and the squashed instructions it carries
+    // (between squash and release, or resume and the end of the restore).
+    uint32_t fault_lines = 0;
+    bool fault_switch = false;
+    std::vector<ReplayedAccess> replays;
+  };
+
+  // A TB switched out on fault, until the faults of its squashed requests
+  // are serviced: their tokens (stale), and whether it has left the SM.
+  struct FaultWait {
+    uint32_t kernel_id = 0;
+    uint64_t tb = 0;
+    std::vector<uint64_t> tokens;
+    bool left = false;
   };
 
   // Context save or restore traffic of one TB, or the write-back of parked
@@ -324,6 +355,7 @@ class Sm : public Component, public mem::MemSink, public mem::TranslationListene
     uint32_t bytes = 0;
     unsigned next_line = 0;
     bool check_translation = false;
+    uint16_t gen = 0;  // of its MemOp entry: lines of a squashed instruction are not sent
     mem::CoalescedAccesses lines;
   };
 
@@ -414,6 +446,29 @@ class Sm : public Component, public mem::MemSink, public mem::TranslationListene
 
   // Preemptible-fault pipelines (sm_fault_pipeline.cpp).
   void register_fault_pipeline_stats(StatRegistry& stats, const std::string& pre);
+  // TB switching on fault (sm_fault_switch.cpp).
+  bool switching_on_fault() const { return p_.fault_pipeline.extra_tbs > 0; }
+  // Switches out the TBs whose warps all wait for faults (or at a barrier).
+  void fault_switch_tick(Cycle now);
+  bool fault_switchable(uint16_t ti) const;
+  void switch_on_fault(uint16_t ti, Cycle now);
+  // A response or translation of a squashed request (stale: its MemOp
+  // entry's generation moved on): it may be the end of a fault the TB
+  // switched out waits for.
+  void squashed_line_done(uint64_t token);
+  // A line of op is translated or answered: it no longer waits for a fault.
+  void fault_line_cleared(WarpSlot& w, MemOp& op, unsigned line);
+  // Sends TB ti's squashed instructions again (its restore is done).
+  void replay(uint16_t ti);
+  // Queues backlogged replays into the LSU while it has room.
+  void drain_replays();
+  // At the release of a TB switched out on fault: whether the faults it
+  // waits for are still being serviced (else its record is dropped).
+  bool fault_wait_left(uint32_t kernel_id, uint64_t tb);
+  // A global memory request's token: the MemOp entry's generation, warp slot, line and entry.
+  static uint64_t mem_token(uint16_t gen, uint16_t slot, unsigned line, unsigned op_index) {
+    return (uint64_t(gen) << 32) | (uint64_t(slot) << 16) | (uint64_t(line) << 8) | op_index;
+  }
   // Whether the replay queue and w's TB's log partition have room for `t`.
   bool fault_room(const WarpSlot& w, const InstTiming& t) const;
   // A scan found w's next memory instruction refused by fault_room.
@@ -432,7 +487,10 @@ class Sm : public Component, public mem::MemSink, public mem::TranslationListene
 
   // Load/store unit (sm_lsu.cpp).
   void issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now);
+  // Queues the lines of MemOp entry op_index of warp slot `slot` (the queue has room).
+  LsuEntry& lsu_push(uint16_t slot, unsigned op_index, mem::MemOp op, uint32_t bytes, bool check_translation);
   void lsu_send();
+  void lsu_pop();
   uint64_t local_address(uint16_t slot, uint64_t offset, unsigned lane, uint32_t bytes) const;
 
   uint32_t id_;
@@ -454,6 +512,16 @@ class Sm : public Component, public mem::MemSink, public mem::TranslationListene
   std::unique_ptr<EventWarpTable> events_;  // null: no warp-level events
   const FaultPipelineRules& fault_;
   uint32_t replay_used_ = 0;  // global memory instructions in the replay queue
+  // TB switching on fault: lines reported faulted on this SM, TBs switched
+  // out waiting for faults, replays waiting for room in the LSU.
+  uint32_t fault_lines_ = 0;
+  std::vector<FaultWait> fault_waits_;
+  struct BackloggedReplay {
+    uint16_t slot = 0;
+    uint8_t op_index = 0;
+    ReplayedAccess access;
+  };
+  std::vector<BackloggedReplay> replay_backlog_;
 
   // Context save/restore traffic, in order. It shares the SM's port to L1
   // with the LSU: when both have a line to send they take turns

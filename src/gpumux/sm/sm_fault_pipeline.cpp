@@ -42,6 +42,12 @@ void Sm::register_fault_pipeline_stats(StatRegistry& stats, const std::string& p
     stats.add(fp + "replay_queue.full_cycles", stats_.fault_replay_full_cycles,
               "warp-cycles a global memory instruction waited for a replay-queue entry");
   }
+  if (p_.fault_pipeline.extra_tbs > 0) {
+    stats.add(fp + "tbs_switched_on_fault", stats_.tbs_switched_on_fault,
+              "TBs switched out because all their warps waited for page faults or at a barrier");
+    stats.add(fp + "replays", stats_.fault_replays,
+              "global memory instructions squashed by a switch on fault and sent again when their TB resumed");
+  }
   if (fault_.operand_log) {
     stats.add(fp + "operand_log.entry_cycles", stats_.fault_log_entry_cycles,
               "operand-log entries x cycles (average occupancy = this / cycles)");
@@ -160,6 +166,8 @@ void Sm::fault_commit(WarpSlot& w, MemOp& op, Cycle now) {
 void Sm::translated(const mem::MemRequest& r) {
   WarpSlot& w = warps_[uint16_t(r.token >> 16)];
   MemOp& op = w.mem_ops[r.token & 0xff];
+  if (uint16_t(r.token >> 32) != op.gen) return squashed_line_done(r.token);
+  if (op.faulted) fault_line_cleared(w, op, unsigned((r.token >> 8) & 0xff));
   fault_line_checked(w, op, unsigned((r.token >> 8) & 0xff), engine().wake_cycle(domain()));
 }
 

@@ -120,16 +120,8 @@ void Sm::issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now
   if (op.is_store) ++w.pending_stores;
   if (a.is_store || a.is_atomic) tbs_[w.tb].side_effects = true;  // the TB is no longer idempotent
 
-  const size_t at = (lsu_head_ + lsu_count_) % p_.lsu_queue;
-  if (at == lsu_.size()) lsu_.emplace_back();  // entries are ~1 KB: made when the queue first gets this deep
-  LsuEntry& e = lsu_[at];
-  ++lsu_count_;
-  e.warp = slot;
-  e.op_index = uint8_t(op_index);
-  e.op = a.is_atomic ? mem::MemOp::Atomic : a.is_store ? mem::MemOp::Write : mem::MemOp::Read;
-  e.bytes = a.bytes;
-  e.next_line = 0;
-  e.check_translation = false;
+  LsuEntry& e = lsu_push(slot, op_index, a.is_atomic ? mem::MemOp::Atomic : a.is_store ? mem::MemOp::Write : mem::MemOp::Read,
+                         a.bytes, false);
   if (a.space == ptx::Space::Local) {
     std::array<uint64_t, 32> addr{};
     for (uint32_t m = a.mask; m; m &= m - 1) {
@@ -148,15 +140,41 @@ void Sm::issue_memory(WarpSlot& w, uint16_t slot, const InstTiming& t, Cycle now
     if (t.fault_log_entries && fault_.active()) {
       fault_issue(w, op, t, e.lines.count, now);
       e.check_translation = fault_.needs_checks();
+      if (switching_on_fault()) {  // kept to be replayed if its TB is switched out on a fault
+        ReplayedAccess& sent = w.sent[op_index];
+        sent.op = e.op;
+        sent.bytes = e.bytes;
+        sent.lines.assign(e.lines.begin(), e.lines.end());
+      }
     }
   }
   op.lines_left = uint16_t(e.lines.count);
+}
+
+Sm::LsuEntry& Sm::lsu_push(uint16_t slot, unsigned op_index, mem::MemOp op, uint32_t bytes, bool check_translation) {
+  const size_t at = (lsu_head_ + lsu_count_) % p_.lsu_queue;
+  if (at == lsu_.size()) lsu_.emplace_back();  // entries are ~1 KB: made when the queue first gets this deep
+  LsuEntry& e = lsu_[at];
+  ++lsu_count_;
+  e.warp = slot;
+  e.op_index = uint8_t(op_index);
+  e.op = op;
+  e.bytes = bytes;
+  e.next_line = 0;
+  e.check_translation = check_translation;
+  e.gen = warps_[slot].mem_ops[op_index].gen;
+  return e;
 }
 
 void Sm::lsu_send() {
   if (lsu_count_ == 0 || !memory_.can_accept(id_)) return;
   LsuEntry& e = lsu_[lsu_head_];
   const WarpSlot& w = warps_[e.warp];
+  if (e.gen != w.mem_ops[e.op_index].gen) {  // squashed by a switch on fault: its other lines are dropped
+    for (; e.next_line < e.lines.count; ++e.next_line)
+      squashed_line_done(mem_token(e.gen, e.warp, e.next_line, e.op_index));
+    return lsu_pop();
+  }
   const mem::LineAccess& la = e.lines.lines[e.next_line];
   mem::MemRequest r;
   r.addr = la.line;
@@ -169,13 +187,15 @@ void Sm::lsu_send() {
   r.kernel = uint16_t(w.kernel->id);
   r.key = w.kernel->key;
   r.check_translation = e.check_translation;
-  r.token = (uint64_t(e.warp) << 16) | (uint64_t(e.next_line) << 8) | e.op_index;
+  r.token = mem_token(e.gen, e.warp, e.next_line, e.op_index);
   memory_.send(r);
-  if (++e.next_line == e.lines.count) {
-    lsu_head_ = (lsu_head_ + 1) % p_.lsu_queue;
-    if (lsu_count_-- == p_.lsu_queue)
-      for (SubCore& sc : sub_cores_) sc.dirty = true;  // memory instructions may issue again
-  }
+  if (++e.next_line == e.lines.count) lsu_pop();
+}
+
+void Sm::lsu_pop() {
+  lsu_head_ = (lsu_head_ + 1) % p_.lsu_queue;
+  if (lsu_count_-- == p_.lsu_queue)
+    for (SubCore& sc : sub_cores_) sc.dirty = true;  // memory instructions may issue again
 }
 
 void Sm::accept(const mem::MemRequest& r) {
@@ -185,6 +205,8 @@ void Sm::accept(const mem::MemRequest& r) {
   WarpSlot& w = warps_[slot];
   MemOp& op = w.mem_ops[op_index];
   engine().note_progress();
+  if (uint16_t(r.token >> 32) != op.gen) return squashed_line_done(r.token);
+  if (op.faulted) fault_line_cleared(w, op, unsigned((r.token >> 8) & 0xff));
   if (op.unchecked) fault_line_checked(w, op, unsigned((r.token >> 8) & 0xff), engine().wake_cycle(domain()));
   if (--op.lines_left > 0) return;
   Cycle arrival = engine().wake_cycle(domain()) + op.extra_latency;

@@ -236,7 +236,13 @@ void Sm::release_preempted(uint16_t ti) {
     p.side_effects = t.side_effects;
     p.lazy_shared = park;
     p.shared_parked_on = park ? int32_t(id_) : -1;
+    if (t.fault_switch) {
+      p.fault_sm = int32_t(id_);
+      p.faults_pending = fault_wait_left(k.id, t.index);
+      p.replays = std::move(t.replays);
+    }
   }
+  t.fault_switch = false;
   t.tb.reset();
   t.used = t.marked = false;
   t.phase = Phase::Running;
@@ -269,6 +275,7 @@ void Sm::resume_tb(KernelInstance& k, PreemptedTb p) {
   TbSlot& t = tbs_[ti];
   t.side_effects = p.side_effects;
   t.live_only = p.live_registers_only;
+  t.replays = std::move(p.replays);
   t.run_cycles_before = p.run_cycles;
   t.insts = p.warp_insts;
   const uint32_t shared_lines = p.lazy_shared ? lines_of(k.needs.shared_bytes) : 0;
@@ -285,6 +292,7 @@ void Sm::finish_restore(uint16_t ti) {
   Cycle now = engine().wake_cycle(domain());
   t.phase = Phase::Running;
   t.at_barrier = 0;
+  if (!t.replays.empty()) replay(ti);  // before readiness: its loads' destinations wait again
   for (uint16_t slot : t.warps) {
     WarpSlot& w = warps_[slot];
     if (!owns(ti, slot)) continue;
