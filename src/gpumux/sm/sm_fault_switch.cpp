@@ -48,19 +48,21 @@ void Sm::fault_line_cleared(WarpSlot& w, MemOp& op, unsigned line) {
 
 bool Sm::fault_switchable(uint16_t ti) const {
   const TbSlot& t = tbs_[ti];
+  bool squashable = false;  // a faulted request of an instruction that can still be squashed
   for (uint16_t slot : t.warps) {
     if (!owns(ti, slot)) continue;
     const WarpSlot& w = warps_[slot];
     for (uint32_t m = w.mem_ops_used; m; m &= m - 1) {
       const MemOp& op = w.mem_ops[unsigned(std::countr_zero(m))];
       if (op.unchecked && op.async_copy) return false;  // its commit group is not replayed
+      squashable |= (op.faulted & op.unchecked) != 0;  // not a replay faulting again (replays are not squashed)
     }
     // At a barrier, or blocked on memory; anything else (ready, waiting for
     // a result, exited and retiring, lent) keeps the TB here.
     if (w.block != Block::Barrier && w.block != Block::Fence && (w.block != Block::None || w.ready_at != kNever))
       return false;
   }
-  return true;
+  return squashable;
 }
 
 void Sm::fault_switch_tick(Cycle now) {
@@ -69,7 +71,6 @@ void Sm::fault_switch_tick(Cycle now) {
     if (t.used && t.phase == Phase::Running && !t.marked && t.fault_lines > 0 && fault_switchable(uint16_t(i)) &&
         listener_.wants_fault_switch(id_, *t.kernel))
       switch_on_fault(uint16_t(i), now);
-
   }
 }
 
@@ -162,6 +163,8 @@ void Sm::replay(uint16_t ti) {
     op.regs = a.regs;
     op.is_store = a.is_store;
     op.extra_latency = a.extra_latency;
+    // Not pipelined: a replay is past its squash (it can fault again only after an
+    // eviction, and its TB then waits for it rather than switching again).
     op.async_copy = op.pipelined = op.disables = false;
     op.log_entries = op.num_held = 0;
     op.unchecked = op.faulted = 0;
@@ -174,7 +177,6 @@ void Sm::replay(uint16_t ti) {
     }
     if (op.is_store) ++w.pending_stores;
     stats_.fault_replays[t.kernel->key].add();
-    w.sent[op_index] = a;  // replayed again if it faults again
     replay_backlog_.push_back({slot, uint8_t(op_index), std::move(a)});
   }
   t.replays.clear();
