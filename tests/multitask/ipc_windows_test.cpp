@@ -128,6 +128,18 @@ TEST(IpcWindowsRun, DemandPagingSamplesFaultsInFlight) {
   EXPECT_NE(t.to_json().dump().find("\"faults in flight\""), std::string::npos);
   EXPECT_TRUE(to_json(win).contains("faults_in_flight"));
   EXPECT_FALSE(to_json(synthetic()).contains("faults_in_flight"));
+  // Active warps beside them: vecadd's warps all wait for the faults of its
+  // inputs in some window, and run in others (at most Table 6.1's 64 per SM).
+  ASSERT_EQ(win.active_warps.size(), win.ends.size());
+  const auto [least, most] = std::minmax_element(win.active_warps.begin(), win.active_warps.end());
+  EXPECT_EQ(*least, 0u);
+  EXPECT_GT(*most, 0u);
+  EXPECT_LE(*most, 16u * 64);
+  bool idle_while_faulting = false;
+  for (size_t k = 0; k < win.ends.size(); ++k) idle_while_faulting |= win.faults_in_flight[k] > 0 && win.active_warps[k] == 0;
+  EXPECT_TRUE(idle_while_faulting);
+  EXPECT_NE(t.to_json().dump().find("\"active warps\""), std::string::npos);
+  EXPECT_TRUE(to_json(win).contains("active_warps"));
 }
 
 WorkloadFile converging_pair(double tolerance, uint32_t windows, Cycle max_cycles) {

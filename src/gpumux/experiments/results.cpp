@@ -193,6 +193,13 @@ void add_event_cells(const json& run, size_t app, std::vector<std::pair<std::str
 void add_window_cells(const json& run, size_t i, std::vector<std::pair<std::string, std::string>>& cells) {
   std::string series;
   const json& w = run.value("ipc_windows", json());
+  // GPU-wide samples under demand paging (the thesis's figure 6.2): every app row of the run has them.
+  auto samples = [&](const char* key) {
+    std::string out;
+    if (w.is_object() && w.contains(key))
+      for (const json& v : w.at(key)) out += (out.empty() ? "" : " ") + num(v.get<double>());
+    return out;
+  };
   if (w.is_object()) {
     const json& ends = w.at("ends");
     const json& insts = w.at("apps").at(i).at("warp_insts");
@@ -205,6 +212,8 @@ void add_window_cells(const json& run, size_t i, std::vector<std::pair<std::stri
   const bool conv = c.is_object();
   auto bound = [&](const char* key) { return conv && c[key].is_number() ? num(c[key].get<double>()) : ""; };
   cells.insert(cells.end(), {{"ipc_series", series},
+                             {"faults_series", samples("faults_in_flight")},
+                             {"active_warps_series", samples("active_warps")},
                              {"converged", conv ? (c["converged"].get<bool>() ? "1" : "0") : ""},
                              {"ntt_bound", conv ? num(c["apps"][i]["bound"].get<double>()) : ""},
                              {"stp_bound", bound("stp_bound")},
@@ -417,7 +426,8 @@ StudyResults collect_results(const Study& s, const std::vector<PlannedRun>& runs
   out.mixes.per_run = out.isolated.per_run = {"stp",      "antt",        "fairness",          "cycles",
                                               "qos_apps", "qos_case",    "non_qos_ipc",       "run_preempt_bytes",
                                               "run_preempt_cycles", "kernel_antt", "cpi_stp", "cpi_antt",
-                                              "cpi_fairness", "converged", "stp_bound", "antt_bound"};
+                                              "cpi_fairness", "converged", "stp_bound", "antt_bound",
+                                              "faults_series", "active_warps_series"};
   std::map<std::string, json> loaded;
   std::set<std::string> counted;
   for (const PlannedRun& r : runs) {

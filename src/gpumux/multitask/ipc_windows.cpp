@@ -46,7 +46,7 @@ void WindowSampler::sample(Cycle end) {
     for (WindowSeries& s : w_.apps) s.warp_insts.push_back(0);
     for (WindowSeries& s : w_.kernels) s.warp_insts.push_back(0);
     w_.ends.push_back(w_.start(w_.ends.size()) + w_.window);
-    if (sample_faults()) w_.faults_in_flight.push_back(g_.memory().mmu()->faults_in_flight());
+    sample_paging();
   }
   const StatKeys& keys = g_.keys();
   for (WindowSeries& s : w_.apps) s.warp_insts.push_back(0);
@@ -65,10 +65,16 @@ void WindowSampler::sample(Cycle end) {
     if (e.app < w_.apps.size()) w_.apps[e.app].warp_insts.back() += delta;
   }
   w_.ends.push_back(end);
-  if (sample_faults()) w_.faults_in_flight.push_back(g_.memory().mmu()->faults_in_flight());
+  sample_paging();
 }
 
-bool WindowSampler::sample_faults() const { return g_.config().vm.demand_paging; }
+void WindowSampler::sample_paging() {
+  if (!g_.config().vm.demand_paging) return;
+  w_.faults_in_flight.push_back(g_.memory().mmu()->faults_in_flight());
+  uint32_t active = 0;
+  for (uint32_t i = 0; i < g_.num_sms(); ++i) active += g_.sm(i).active_warps();
+  w_.active_warps.push_back(active);
+}
 
 void WindowSampler::finish(Cycle end) {
   if (finished_) return;
@@ -84,7 +90,10 @@ nlohmann::json to_json(const IpcWindows& w) {
     return out;
   };
   json out = {{"window", w.window}, {"ends", w.ends}, {"apps", series(w.apps)}, {"kernels", series(w.kernels)}};
-  if (!w.faults_in_flight.empty()) out["faults_in_flight"] = w.faults_in_flight;
+  if (!w.faults_in_flight.empty()) {
+    out["faults_in_flight"] = w.faults_in_flight;
+    out["active_warps"] = w.active_warps;
+  }
   return out;
 }
 
@@ -102,8 +111,10 @@ void add_ipc_tracks(stats::Timeline& t, const IpcWindows& w, double core_mhz) {
     for (uint32_t a = 0; a < by_app.size(); ++a)
       if (!by_app[a].empty()) t.counter(process(a), "kernel IPC", at, by_app[a]);
   }
-  for (size_t k = 0; k < w.faults_in_flight.size(); ++k)
+  for (size_t k = 0; k < w.faults_in_flight.size(); ++k) {
     t.counter("GPU", "faults in flight", double(w.ends[k]) / core_mhz, {{"faults", w.faults_in_flight[k]}});
+    t.counter("GPU", "active warps", double(w.ends[k]) / core_mhz, {{"warps", w.active_warps[k]}});
+  }
 }
 
 }  // namespace gpumux::multitask

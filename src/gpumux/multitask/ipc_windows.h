@@ -46,9 +46,10 @@ struct IpcWindows {
   Cycle window = 0;         // core cycles per window (0: not sampled)
   std::vector<Cycle> ends;  // each window's last core cycle (+1); the last window may be shorter
   std::vector<WindowSeries> apps, kernels;
-  // With vm.demand_paging: page faults at the host at each window's end (the
-  // thesis's figure 6.2, beside the IPC); empty otherwise.
-  std::vector<uint32_t> faults_in_flight;
+  // With vm.demand_paging, sampled at each window's end (the thesis's figure
+  // 6.2, beside the IPC): page faults in flight, and the active warps of all
+  // SMs (sm::Sm::active_warps); empty otherwise.
+  std::vector<uint32_t> faults_in_flight, active_warps;
   Cycle start(size_t k) const { return k ? ends[k - 1] : 0; }
   Cycle length(size_t k) const { return ends[k] - start(k); }
 };
@@ -71,7 +72,8 @@ class WindowSampler : public Component {
 
  private:
   void sample(Cycle end);
-  bool sample_faults() const;
+  // Faults in flight and active warps now, under demand paging.
+  void sample_paging();
 
   gpu::Gpu& g_;
   IpcWindows w_;

@@ -161,6 +161,10 @@ class Sm : public Component, public mem::MemSink, public mem::TranslationListene
   // and instruction) at `now` but that have not issued it: the idle warps
   // that the QoS TB adjustment samples (ISCA'17 3.6). Not on the per-cycle path.
   uint32_t idle_warps(uint32_t kernel_id, Cycle now) const;
+  // Resident warps waiting neither for memory (a load, a fence, a fault) nor
+  // at a barrier: the thesis's "active (non faulted) warps" of figure 6.2.
+  // Not on the per-cycle path (sm_describe_wait.cpp).
+  uint32_t active_warps() const;
   const SmStats& stats() const { return stats_; }
   // Wraps every sub-core's scheduler in a QuotaWarpScheduler sharing one set
   // of per-kernel quota counters (a QoS manager is active); before any TB.

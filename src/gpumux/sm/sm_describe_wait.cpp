@@ -6,6 +6,12 @@
 
 namespace gpumux::sm {
 
+uint32_t Sm::active_warps() const {
+  uint32_t n = 0;
+  for (const WarpSlot& w : warps_) n += w.warp && w.block == Block::None && !w.waits_memory;
+  return n;
+}
+
 std::string Sm::describe_wait() const {
   if (tbs_used_ == 0 && lsu_count_ == 0 && parked_.empty()) return "";
   std::string s = fmt::format("{} TBs, {} warps, LSU queue {}", tbs_used_, warps_used_, lsu_count_);
