@@ -27,12 +27,12 @@ uint64_t line_bit(const mem::MemRequest& r) { return uint64_t(1) << ((r.token >>
 }  // namespace
 
 void Sm::faulted(const mem::MemRequest& r) {
-  if (!switching_on_fault()) return;
-  WarpSlot& w = warps_[uint16_t(r.token >> 16)];
+  const uint16_t slot = uint16_t(r.token >> 16);
+  if (!switching_on_fault() || slot >= p_.warp_slots) return;  // event warps (EDGE) are not TBs to switch
+  WarpSlot& w = warps_[slot];
   MemOp& op = w.mem_ops[r.token & 0xff];
   if (uint16_t(r.token >> 32) != op.gen || (op.faulted & line_bit(r))) return;
   op.faulted |= line_bit(r);
-
   ++tbs_[w.tb].fault_lines;
   ++fault_lines_;
   wake();
@@ -139,6 +139,7 @@ void Sm::squashed_line_done(uint64_t token) {
 bool Sm::fault_wait_left(uint32_t kernel_id, uint64_t tb) {
   auto it = std::find_if(fault_waits_.begin(), fault_waits_.end(),
                          [&](const FaultWait& f) { return f.kernel_id == kernel_id && f.tb == tb && !f.left; });
+  if (it == fault_waits_.end()) return false;
   if (it->tokens.empty()) {
     fault_waits_.erase(it);
     return false;
