@@ -165,10 +165,10 @@ bool TbDispatcher::place_one(Running& r, sm::Sm& s, Cycle now, uint64_t& tb) {
   }
   // A TB switched out on a fault waits until the fault is serviced; it
   // resumes first on the SM it left (the thesis's SM-local TB scheduler).
-  auto ready = [](const sm::PreemptedTb& p) { return p.shared_parked_on < 0 && !p.faults_pending; };
   auto saved = std::find_if(r.preempted.begin(), r.preempted.end(),
-                            [&](const sm::PreemptedTb& p) { return ready(p) && p.fault_sm == here; });
-  if (saved == r.preempted.end()) saved = std::find_if(r.preempted.begin(), r.preempted.end(), ready);
+                            [&](const sm::PreemptedTb& p) { return p.ready() && p.fault_sm == here; });
+  if (saved == r.preempted.end())
+    saved = std::find_if(r.preempted.begin(), r.preempted.end(), [](const sm::PreemptedTb& p) { return p.ready(); });
   if (saved != r.preempted.end()) return resume(saved);
   if (r.next_tb < r.tbs_to_run()) {
     if (r.next_tb == 0) records_[r.record].first_tb = now;

@@ -172,8 +172,8 @@ bool TbDispatcher::wants_fault_switch(uint32_t sm, const sm::KernelInstance& k) 
   const Running& r = running(k);
   // A TB whose faults are serviced takes the place; else a new one, while the
   // SM's TBs waiting off-chip are fewer than its limit (thesis 6.4.1).
-  for (const sm::PreemptedTb& p : r.preempted)
-    if (p.shared_parked_on < 0 && !p.faults_pending) return true;
+  if (std::any_of(r.preempted.begin(), r.preempted.end(), [](const sm::PreemptedTb& p) { return p.ready(); }))
+    return true;
   return r.next_tb < r.tbs_to_run() && off_chip_[sm] < sms_[sm]->params().fault_pipeline.extra_tbs;
 }
 

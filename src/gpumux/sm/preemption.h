@@ -92,6 +92,9 @@ struct PreemptedTb {
   int32_t fault_sm = -1;
   bool faults_pending = false;
   std::vector<ReplayedAccess> replays;
+  // Whether any SM may place it now: its shared memory is not parked on one,
+  // and no fault it waits for is still being serviced.
+  bool ready() const { return shared_parked_on < 0 && !faults_pending; }
 };
 
 // How a context switch sizes the state it moves.

@@ -179,7 +179,7 @@ uint16_t Sm::occupy_tb_slot(KernelInstance& k, uint64_t tb_index, std::unique_pt
   t.started = now;
   t.log_capacity = log_partition(k);
   t.log_used = 0;
-  t.fault_switch = false;  // a switch on fault that ended as a drain leaves it set
+  t.fault_switch = false;  // per stint, like the log partition
   ++tbs_used_;
   threads_used_ += k.needs.threads;
   place_warps(ti, now, phase != Phase::Running);

@@ -460,8 +460,6 @@ class Sm : public Component, public mem::MemSink, public mem::TranslationListene
   // entry's generation moved on): it may be the end of a fault the TB
   // switched out waits for.
   void squashed_line_done(uint64_t token);
-  // A line of op is translated or answered: it no longer waits for a fault.
-  void fault_line_cleared(WarpSlot& w, MemOp& op, unsigned line);
   // Sends TB ti's squashed instructions again (its restore is done).
   void replay(uint16_t ti);
   // Queues backlogged replays into the LSU while it has room.
@@ -481,7 +479,8 @@ class Sm : public Component, public mem::MemSink, public mem::TranslationListene
   void fault_stall_end(WarpSlot& w, Cycle now);
   // w issues global memory instruction `t` as `op` with `lines` line requests.
   void fault_issue(WarpSlot& w, MemOp& op, const InstTiming& t, unsigned lines, Cycle now);
-  // The TLB check of line `line` of op passed (or its response came first).
+  // The TLB check of line `line` of op passed (or its response came first);
+  // a line reported faulted no longer waits for its fault.
   void fault_line_checked(WarpSlot& w, MemOp& op, unsigned line, Cycle now);
   void fault_commit(WarpSlot& w, MemOp& op, Cycle now);
   // Operand-log entries of each TB of `k`: the log split between the TBs of its occupancy.

@@ -42,7 +42,7 @@ void Sm::register_fault_pipeline_stats(StatRegistry& stats, const std::string& p
     stats.add(fp + "replay_queue.full_cycles", stats_.fault_replay_full_cycles,
               "warp-cycles a global memory instruction waited for a replay-queue entry");
   }
-  if (p_.fault_pipeline.extra_tbs > 0) {
+  if (switching_on_fault()) {
     stats.add(fp + "tbs_switched_on_fault", stats_.tbs_switched_on_fault,
               "TBs switched out because all their warps waited for page faults or at a barrier");
     stats.add(fp + "replays", stats_.fault_replays,
@@ -116,6 +116,11 @@ void Sm::fault_issue(WarpSlot& w, MemOp& op, const InstTiming& t, unsigned lines
 
 void Sm::fault_line_checked(WarpSlot& w, MemOp& op, unsigned line, Cycle now) {
   const uint64_t bit = uint64_t(1) << line;
+  if (op.faulted & bit) {  // its fault was serviced (TB switching on fault)
+    op.faulted &= ~bit;
+    --tbs_[w.tb].fault_lines;
+    --fault_lines_;
+  }
   if (!(op.unchecked & bit)) return;  // the other of its notice and its response came first
   op.unchecked &= ~bit;
   if (op.unchecked != 0) return;
@@ -167,7 +172,6 @@ void Sm::translated(const mem::MemRequest& r) {
   WarpSlot& w = warps_[uint16_t(r.token >> 16)];
   MemOp& op = w.mem_ops[r.token & 0xff];
   if (uint16_t(r.token >> 32) != op.gen) return squashed_line_done(r.token);
-  if (op.faulted) fault_line_cleared(w, op, unsigned((r.token >> 8) & 0xff));
   fault_line_checked(w, op, unsigned((r.token >> 8) & 0xff), engine().wake_cycle(domain()));
 }
 

@@ -38,14 +38,6 @@ void Sm::faulted(const mem::MemRequest& r) {
   wake();
 }
 
-void Sm::fault_line_cleared(WarpSlot& w, MemOp& op, unsigned line) {
-  const uint64_t bit = uint64_t(1) << line;
-  if (!(op.faulted & bit)) return;
-  op.faulted &= ~bit;
-  --tbs_[w.tb].fault_lines;
-  --fault_lines_;
-}
-
 bool Sm::fault_switchable(uint16_t ti) const {
   const TbSlot& t = tbs_[ti];
   bool squashable = false;  // a faulted request of an instruction that can still be squashed

@@ -206,8 +206,7 @@ void Sm::accept(const mem::MemRequest& r) {
   MemOp& op = w.mem_ops[op_index];
   engine().note_progress();
   if (uint16_t(r.token >> 32) != op.gen) return squashed_line_done(r.token);
-  if (op.faulted) fault_line_cleared(w, op, unsigned((r.token >> 8) & 0xff));
-  if (op.unchecked) fault_line_checked(w, op, unsigned((r.token >> 8) & 0xff), engine().wake_cycle(domain()));
+  if (op.unchecked | op.faulted) fault_line_checked(w, op, unsigned((r.token >> 8) & 0xff), engine().wake_cycle(domain()));
   if (--op.lines_left > 0) return;
   Cycle arrival = engine().wake_cycle(domain()) + op.extra_latency;
   if (op.pipelined) fault_commit(w, op, arrival);

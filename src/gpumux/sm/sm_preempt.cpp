@@ -242,7 +242,6 @@ void Sm::release_preempted(uint16_t ti) {
       p.replays = std::move(t.replays);
     }
   }
-  t.fault_switch = false;
   t.tb.reset();
   t.used = t.marked = false;
   t.phase = Phase::Running;
