@@ -105,6 +105,10 @@ struct PolicyOptions {
   WarpedSlicerOptions warped_slicer;
   // mig: the profile name of each application's GPU instance ("3g.20gb"), by app id.
   std::map<uint32_t, std::string> mig_profile_by_app;
+  // Every policy: fault-aware scheduling (the thesis's section 7.2.3): an SM
+  // whose TBs all wait for page faults is lent to another kernel until they
+  // are serviced (TbDispatcher, docs/virtual-memory.md).
+  bool fault_aware = false;
 };
 
 // Hardware partitions a policy owns (mig): each application's instance, and
@@ -172,9 +176,13 @@ class SharingPolicy {
 
   const PreemptionOptions& preemption() const { return preemption_; }
   void set_preemption(PreemptionOptions o) { preemption_ = std::move(o); }
+  // PolicyOptions::fault_aware: the dispatcher lends SMs idle on faults.
+  bool fault_aware() const { return fault_aware_; }
+  void set_fault_aware(bool on) { fault_aware_ = on; }
 
  private:
   PreemptionOptions preemption_;
+  bool fault_aware_ = false;
 };
 
 // Registered policies by name; LoadError listing the known names for an unknown one.

@@ -30,6 +30,11 @@ void TbDispatcher::register_stats(StatRegistry& reg) {
   reg.add("frontend.preempt.latency_cycles", preempt_latency_,
           "sum over the kernel's preemptions of the cycles from request to its TBs having left the SM");
   reg.add("frontend.preempt.tbs_resumed", tbs_resumed_, "switched or flushed TBs of the kernel placed again");
+  if (policy_->fault_aware()) {
+    reg.add("frontend.fault_loans", fault_loans_,
+            "SMs lent to the kernel because every TB on them waited for page faults (fault-aware scheduling)");
+    reg.add("frontend.fault_loan_cycles", fault_loan_cycles_, "cycles SMs were lent to the kernel, summed over its loans");
+  }
   policy_->register_stats(reg);
 }
 
@@ -293,6 +298,7 @@ bool TbDispatcher::end_if_done(Running& r, Cycle now) {
   // A faulted launch ends when the TBs it dispatched have been aborted.
   if (r.tbs_done < r.tbs_to_run() || !r.preempted.empty()) return false;
   active_.erase(std::find(active_.begin(), active_.end(), &r));
+  end_loans_to(r.kernel->id, now);
   r.grid_done = true;
   if (r.children == r.tails.size()) children_done(r, now);
   repartition();

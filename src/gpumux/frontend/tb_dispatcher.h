@@ -152,10 +152,7 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   TbDispatcher(Engine& engine, DomainId core, const FrontendParams& p, std::unique_ptr<SharingPolicy> policy);
   ~TbDispatcher() override;
 
-  void attach(std::vector<sm::Sm*> sms) {
-    sms_ = std::move(sms);
-    off_chip_.assign(sms_.size(), 0);
-  }
+  void attach(std::vector<sm::Sm*> sms);
   // What the preemption mechanism needs to turn budgets into cycles and
   // bytes into time: the core clock and one SM's share of DRAM bandwidth.
   void set_preemption_clock(double core_mhz, double sm_bytes_per_cycle);
@@ -185,9 +182,13 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   std::vector<SmStatus> sm_status_table() const;
   SharingPolicy& policy() { return *policy_; }
   // The policy's quota of k on SM `sm`, 0 on an SM k may not use (a green
-  // context's stream, sm::KernelInstance::sms): what placement obeys.
+  // context's stream, sm::KernelInstance::sms): what placement obeys. An SM
+  // lent on faults (fault-aware scheduling) takes TBs of its borrower only.
   uint32_t quota(const sm::KernelInstance& k, uint32_t sm) const {
-    return k.may_use_sm(sm) ? policy_->quota(k, sm) : 0;
+    if (!k.may_use_sm(sm)) return 0;
+    if (!loans_.empty() && loans_[sm].borrower != kNoLoan)
+      return loans_[sm].borrower == k.id ? SharingPolicy::kUnlimited : 0;
+    return policy_->quota(k, sm);
   }
   const SharingPolicy& policy() const { return *policy_; }
   // Repartitions at the next tick: the policy's partition changed from outside (spart).
@@ -225,6 +226,7 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   void shared_evicted(uint32_t sm, sm::KernelInstance& k, uint64_t tb_index) override;
   bool wants_fault_switch(uint32_t sm, const sm::KernelInstance& k) override;
   void faults_serviced(uint32_t sm, uint32_t kernel_id, uint64_t tb_index) override;
+  bool lends_sms_on_fault() const override { return policy_->fault_aware(); }
 
  private:
   struct Running {
@@ -302,11 +304,38 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   // Event kernels whose TBs fit no SM: for each such TB not yet covered by a
   // request, preempts background TBs of one SM with event_mechanism_.
   void preempt_for_events(Cycle now);
+  // The TBs of k that may stay on SM `sm` (SharingPolicy::keep; all of a
+  // borrower's on the SM lent to it).
+  uint32_t keep(const ActiveKernel& k, uint32_t sm) const;
+
+  // Fault-aware scheduling (tb_dispatcher_faults.cpp, the thesis's section
+  // 7.2.3): a TB on SM `sm` waits for faults and its kernel has no TB ready
+  // to resume; true if the SM is lent to another kernel now. It is lent when every
+  // TB on it waits for faults (Sm::fault_idle) and an active kernel without
+  // TBs there has TBs to place: its TBs are then all switched out
+  // (Sm::vacate_on_fault), the asking one included.
+  bool lend_on_fault(uint32_t sm);
+  // A TB of kernel `owner` switched out of `sm` on a fault may resume: the
+  // SM's loan to another kernel ends (its TBs there are preempted at the next
+  // repartition with the policy's mechanism).
+  void end_loan(uint32_t sm, uint32_t owner, Cycle now);
+  // Kernel `kernel_id` leaves the active kernels: its loans end.
+  void end_loans_to(uint32_t kernel_id, Cycle now);
   FrontendParams p_;
   std::unique_ptr<SharingPolicy> policy_;
   std::vector<sm::Sm*> sms_;
   // TB switching on fault: per SM, its TBs switched out on a fault and not resumed yet.
   std::vector<uint32_t> off_chip_;
+  // Fault-aware scheduling: per SM (empty when off), the kernel it is lent
+  // to (kNoLoan: none), that kernel's statistics key, and since when.
+  static constexpr uint32_t kNoLoan = ~0u;
+  struct Loan {
+    uint32_t borrower = kNoLoan;
+    StatKey key = kNoKey;
+    Cycle since = 0;
+  };
+  std::vector<Loan> loans_;
+  KeyedCounter fault_loans_, fault_loan_cycles_;  // by the borrower
   std::map<StreamId, std::deque<Running>> streams_;
   std::vector<Running*> active_;  // in dispatch-priority order
   std::vector<KernelRecord> records_;

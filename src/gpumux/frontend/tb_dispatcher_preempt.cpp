@@ -73,7 +73,7 @@ void TbDispatcher::reclaim(Cycle now) {
       wanted |= a.tbs_left > 0 && quota(*a.kernel, s->id()) > s->resident_tbs(a.kernel->id);
     if (!wanted) continue;
     for (size_t i = 0; i < active.size(); ++i) {
-      uint32_t keep = policy_->keep(active[i], s->id());
+      uint32_t keep = this->keep(active[i], s->id());
       if (keep == SharingPolicy::kUnlimited) continue;
       uint32_t staying = staying_tbs(*s, active[i].kernel->id);
       if (staying > keep) request_preemption(*s, *active_[i], staying - keep, now);
@@ -163,29 +163,12 @@ void TbDispatcher::tb_preempted(uint32_t sm, sm::KernelInstance& k, sm::Preempte
   // repartition at the next tick (this may run inside reclaim(), through a
   // flush that completes at once).
   repartition_pending_ |= !r.tbs_left();
-  if (tb.fault_sm >= 0) ++off_chip_[size_t(tb.fault_sm)];
+  if (tb.fault_sm >= 0) {
+    ++off_chip_[size_t(tb.fault_sm)];
+    if (tb.ready()) end_loan(uint32_t(tb.fault_sm), k.id, now);  // its faults were serviced before it left
+  }
   r.preempted.push_back(std::move(tb));
   k.all_placed = false;
-}
-
-bool TbDispatcher::wants_fault_switch(uint32_t sm, const sm::KernelInstance& k) {
-  const Running& r = running(k);
-  // A TB whose faults are serviced takes the place; else a new one, while the
-  // SM's TBs waiting off-chip are fewer than its limit (thesis 6.4.1).
-  if (std::any_of(r.preempted.begin(), r.preempted.end(), [](const sm::PreemptedTb& p) { return p.ready(); }))
-    return true;
-  return r.next_tb < r.tbs_to_run() && off_chip_[sm] < sms_[sm]->params().fault_pipeline.extra_tbs;
-}
-
-void TbDispatcher::faults_serviced(uint32_t, uint32_t kernel_id, uint64_t tb_index) {
-  for (Running* r : active_) {
-    if (r->kernel->id != kernel_id) continue;
-    for (sm::PreemptedTb& p : r->preempted)
-      if (p.index == tb_index) p.faults_pending = false;
-  }
-  // It may resume where a TB is free, or take the place of one waiting for faults.
-  wake();
-  for (sm::Sm* s : sms_) s->wake();
 }
 
 void TbDispatcher::shared_evicted(uint32_t, sm::KernelInstance& k, uint64_t tb_index) {

@@ -19,6 +19,14 @@ Gpu::Gpu(const GpuConfig& cfg, std::unique_ptr<frontend::SharingPolicy> policy)
     memory_->mmu()->set_host_residence([this](uint64_t addr) { return paged_data_.paged(addr); });
     memory_->mmu()->report_host_writes();  // the runtime reports them (TimingBackend::paging)
   }
+  // Fault-aware scheduling vacates an SM by switching out TBs that wait for
+  // faults: their faulted instructions must be squashable and replayable.
+  const std::string& mode = cfg_.sm.fault_pipeline.mode;
+  if (policy && policy->fault_aware() &&
+      (!cfg_.vm.demand_paging || (mode != "replay-queue" && mode != "operand-log")))
+    throw LoadError(fmt::format("[policy] fault_aware (policy {}) needs vm.demand_paging = true and "
+                                "sm.fault_pipeline.mode = \"replay-queue\" or \"operand-log\"",
+                                policy->name()));
   if (policy)
     if (std::optional<frontend::HardwareInstances> hw = policy->partition_hardware(cfg_.gpu)) partition_memory(*hw);
   dispatcher_ = std::make_unique<frontend::TbDispatcher>(engine_, clocks_.core, cfg_.frontend, std::move(policy));

@@ -47,7 +47,8 @@ Sm::Sm(Engine& engine, DomainId core, uint32_t id, const SmParams& p, mem::Memor
       listener_(listener),
       regs_(p.registers),
       smem_(p.shared_mem_bytes),
-      fault_(fault_pipeline_rules(p.fault_pipeline.mode)) {
+      fault_(fault_pipeline_rules(p.fault_pipeline.mode)),
+      switching_on_fault_(p.fault_pipeline.extra_tbs > 0 || listener.lends_sms_on_fault()) {
   if (p.two_way_pairs > 0) two_way_ = std::make_unique<TwoWayAllocation>(p.two_way_pairs);
   warps_.resize(p.warp_slots);
   mem_ops_full_ = uint32_t((1ull << p.mem_ops_per_warp) - 1);

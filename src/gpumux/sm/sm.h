@@ -73,6 +73,10 @@ class TbDoneListener {
   // the faults a TB switched out of `sm` waited for are serviced.
   virtual bool wants_fault_switch(uint32_t sm, const KernelInstance& kernel) = 0;
   virtual void faults_serviced(uint32_t sm, uint32_t kernel_id, uint64_t tb_index) = 0;
+  // Whether the front end may lend an SM whose TBs wait for faults
+  // (fault-aware scheduling): the SM then tracks faults for switching even
+  // without sm.fault_pipeline.extra_tbs. Asked once, when the SM is built.
+  virtual bool lends_sms_on_fault() const { return false; }
 };
 
 struct SmStats {
@@ -165,6 +169,13 @@ class Sm : public Component, public mem::MemSink, public mem::TranslationListene
   // at a barrier: the thesis's "active (non faulted) warps" of figure 6.2.
   // Not on the per-cycle path (sm_describe_wait.cpp).
   uint32_t active_warps() const;
+  // TB switching on fault: some request of the SM is known to fault, and
+  // every TB on it runs with its warps all blocked on memory not yet
+  // translated (or at a barrier): the SM does nothing until the faults are
+  // serviced. Fault-aware scheduling (docs/virtual-memory.md) then lends it:
+  // vacate_on_fault() switches every one of those TBs out as on a fault.
+  bool fault_idle() const;
+  void vacate_on_fault(Cycle now);
   const SmStats& stats() const { return stats_; }
   // Wraps every sub-core's scheduler in a QuotaWarpScheduler sharing one set
   // of per-kernel quota counters (a QoS manager is active); before any TB.
@@ -451,10 +462,15 @@ class Sm : public Component, public mem::MemSink, public mem::TranslationListene
   // Preemptible-fault pipelines (sm_fault_pipeline.cpp).
   void register_fault_pipeline_stats(StatRegistry& stats, const std::string& pre);
   // TB switching on fault (sm_fault_switch.cpp).
-  bool switching_on_fault() const { return p_.fault_pipeline.extra_tbs > 0; }
+  bool switching_on_fault() const { return switching_on_fault_; }
   // Switches out the TBs whose warps all wait for faults (or at a barrier).
   void fault_switch_tick(Cycle now);
   bool fault_switchable(uint16_t ti) const;
+  // Whether every live warp of TB ti is at a barrier or blocked on memory,
+  // with no unchecked cp.async (its commit group is not replayed); then
+  // `faulted`: an instruction that can still be squashed has a line reported
+  // faulted, `unchecked`: one has a line not yet past its last TLB check.
+  bool tb_blocked(uint16_t ti, bool& faulted, bool& unchecked) const;
   void switch_on_fault(uint16_t ti, Cycle now);
   // A response or translation of a squashed request (stale: its MemOp
   // entry's generation moved on): it may be the end of a fault the TB
@@ -514,6 +530,9 @@ class Sm : public Component, public mem::MemSink, public mem::TranslationListene
   std::unique_ptr<KernelQuotas> quotas_;  // null: no QoS manager, nothing charged
   std::unique_ptr<EventWarpTable> events_;  // null: no warp-level events
   const FaultPipelineRules& fault_;
+  // TBs may be switched out on faults: sm.fault_pipeline.extra_tbs > 0, or
+  // the front end lends SMs on faults (TbDoneListener::lends_sms_on_fault).
+  const bool switching_on_fault_;
   uint32_t replay_used_ = 0;  // global memory instructions in the replay queue
   // TB switching on fault: lines reported faulted on this SM, TBs switched
   // out waiting for faults, replays waiting for room in the LSU.

@@ -38,30 +38,56 @@ void Sm::faulted(const mem::MemRequest& r) {
   wake();
 }
 
-bool Sm::fault_switchable(uint16_t ti) const {
+bool Sm::tb_blocked(uint16_t ti, bool& faulted, bool& unchecked) const {
   const TbSlot& t = tbs_[ti];
-  bool squashable = false;  // a faulted request of an instruction that can still be squashed
   for (uint16_t slot : t.warps) {
     if (!owns(ti, slot)) continue;
     const WarpSlot& w = warps_[slot];
     for (uint32_t m = w.mem_ops_used; m; m &= m - 1) {
       const MemOp& op = w.mem_ops[unsigned(std::countr_zero(m))];
-      if (op.unchecked && op.async_copy) return false;  // its commit group is not replayed
-      squashable |= (op.faulted & op.unchecked) != 0;  // not a replay faulting again (replays are not squashed)
+      if (op.unchecked && op.async_copy) return false;
+      faulted |= (op.faulted & op.unchecked) != 0;  // not a replay faulting again (replays are not squashed)
+      unchecked |= op.unchecked != 0;
     }
     // At a barrier, or blocked on memory; anything else (ready, waiting for
     // a result, exited and retiring, lent) keeps the TB here.
     if (w.block != Block::Barrier && w.block != Block::Fence && (w.block != Block::None || w.ready_at != kNever))
       return false;
   }
-  return squashable;
+  return true;
+}
+
+bool Sm::fault_switchable(uint16_t ti) const {
+  bool faulted = false, unchecked = false;
+  return tb_blocked(ti, faulted, unchecked) && faulted;
+}
+
+// TBs leaving the SM do not count; one being restored will run. A TB whose
+// requests merged into another TB's faulted L1D miss is not told of the
+// fault (the MMU never sees them): here it counts as waiting for one while
+// the SM has a reported fault and its loads are not translated yet.
+bool Sm::fault_idle() const {
+  if (fault_lines_ == 0) return false;
+  for (size_t i = 0; i < tbs_.size(); ++i) {
+    const TbSlot& t = tbs_[i];
+    if (!t.used || t.marked) continue;
+    bool faulted = false, unchecked = false;
+    if (t.phase != Phase::Running || !tb_blocked(uint16_t(i), faulted, unchecked) || !unchecked) return false;
+  }
+  return true;
+}
+
+void Sm::vacate_on_fault(Cycle now) {
+  for (size_t i = 0; i < tbs_.size(); ++i)
+    if (tbs_[i].used && tbs_[i].phase == Phase::Running && !tbs_[i].marked) switch_on_fault(uint16_t(i), now);
 }
 
 void Sm::fault_switch_tick(Cycle now) {
   for (size_t i = 0; i < tbs_.size() && fault_lines_ > 0; ++i) {
     const TbSlot& t = tbs_[i];
+    // The answer may have vacated the SM (fault-aware scheduling): t is then marked.
     if (t.used && t.phase == Phase::Running && !t.marked && t.fault_lines > 0 && fault_switchable(uint16_t(i)) &&
-        listener_.wants_fault_switch(id_, *t.kernel))
+        listener_.wants_fault_switch(id_, *t.kernel) && !t.marked)
       switch_on_fault(uint16_t(i), now);
   }
 }

@@ -25,6 +25,7 @@ std::unique_ptr<SharingPolicy> make_sharing_policy(std::string_view name, const 
   std::unique_ptr<SharingPolicy> p = find_registered<Factory>(kPolicies, name, "unknown sharing policy")(o);
   make_preemption_mechanism(o.preemption.mechanism);  // an unknown name fails here, at load time
   p->set_preemption(o.preemption);
+  p->set_fault_aware(o.fault_aware);
   return p;
 }
 
