@@ -315,10 +315,11 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   // TBs there has TBs to place: its TBs are then all switched out
   // (Sm::vacate_on_fault), the asking one included.
   bool lend_on_fault(uint32_t sm);
-  // A TB of kernel `owner` switched out of `sm` on a fault may resume: the
-  // SM's loan to another kernel ends (its TBs there are preempted at the next
-  // repartition with the policy's mechanism).
-  void end_loan(uint32_t sm, uint32_t owner, Cycle now);
+  // TB `tb` of kernel `kernel_id`, switched out of `sm` on a fault, may
+  // resume: when it is the last one the SM's loan waits for, the loan ends
+  // (the borrower's TBs there are preempted at the next repartition with the
+  // policy's mechanism).
+  void vacated_tb_ready(uint32_t sm, uint32_t kernel_id, uint64_t tb, Cycle now);
   // Kernel `kernel_id` leaves the active kernels: its loans end.
   void end_loans_to(uint32_t kernel_id, Cycle now);
   FrontendParams p_;
@@ -327,13 +328,16 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   // TB switching on fault: per SM, its TBs switched out on a fault and not resumed yet.
   std::vector<uint32_t> off_chip_;
   // Fault-aware scheduling: per SM (empty when off), the kernel it is lent
-  // to (kNoLoan: none), that kernel's statistics key, and since when.
+  // to (kNoLoan: none), that kernel's statistics key, since when, and the
+  // TBs vacated for it (kernel id, TB index) that may not resume yet.
   static constexpr uint32_t kNoLoan = ~0u;
   struct Loan {
     uint32_t borrower = kNoLoan;
     StatKey key = kNoKey;
     Cycle since = 0;
+    std::vector<std::pair<uint32_t, uint64_t>> waiting;
   };
+  void end_loan(Loan& loan, Cycle now);
   std::vector<Loan> loans_;
   KeyedCounter fault_loans_, fault_loan_cycles_;  // by the borrower
   std::map<StreamId, std::deque<Running>> streams_;

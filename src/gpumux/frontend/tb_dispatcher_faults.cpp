@@ -10,9 +10,10 @@
 // the SM's TBs are switched out as on a fault (those whose loads merged into
 // another's faulted miss included), and only the borrower places
 // TBs there, as many as fit, whatever the policy's partition. The loan ends
-// when a TB switched out of the SM may resume (its faults serviced) or when
-// the borrower leaves the active kernels; the borrower's TBs there are then
-// preempted with the policy's mechanism, as any TBs beyond the partition.
+// "when the migrations are performed": when every TB vacated may resume (its
+// faults serviced), or when the borrower leaves the active kernels; the
+// borrower's TBs there are then preempted with the policy's mechanism, as any
+// TBs beyond the partition.
 #include <algorithm>
 
 #include "gpumux/frontend/tb_dispatcher.h"
@@ -53,7 +54,12 @@ bool TbDispatcher::lend_on_fault(uint32_t sm) {
     if (!to_place) continue;
     if (!s.fault_idle()) return false;
     const Cycle now = engine().cycle(domain());
-    loan = {bk.id, bk.key, now};
+    loan = {bk.id, bk.key, now, {}};
+    for (const Running* o : active_) {
+      s.resident_tbs(o->kernel->id, resident_scratch_);
+      for (const sm::ResidentTb& t : resident_scratch_)
+        if (!t.preempting) loan.waiting.emplace_back(o->kernel->id, t.index);
+    }
     fault_loans_[bk.key].add();
     s.vacate_on_fault(now);  // the asking TB too: every TB there leaves as on a fault
     wake();
@@ -62,22 +68,26 @@ bool TbDispatcher::lend_on_fault(uint32_t sm) {
   return false;
 }
 
-void TbDispatcher::end_loan(uint32_t sm, uint32_t owner, Cycle now) {
-  if (loans_.empty()) return;
-  Loan& loan = loans_[sm];
-  if (loan.borrower == kNoLoan || loan.borrower == owner) return;
+void TbDispatcher::end_loan(Loan& loan, Cycle now) {
   fault_loan_cycles_[loan.key].add(now - loan.since);
   loan = Loan{};
+}
+
+void TbDispatcher::vacated_tb_ready(uint32_t sm, uint32_t kernel_id, uint64_t tb, Cycle now) {
+  if (loans_.empty()) return;
+  Loan& loan = loans_[sm];
+  auto it = std::find(loan.waiting.begin(), loan.waiting.end(), std::pair{kernel_id, tb});
+  if (it == loan.waiting.end()) return;
+  loan.waiting.erase(it);
+  if (!loan.waiting.empty()) return;
+  end_loan(loan, now);
   repartition_pending_ = true;  // the next tick takes the borrower's TBs back (reclaim)
   wake();
 }
 
 void TbDispatcher::end_loans_to(uint32_t kernel_id, Cycle now) {
   for (Loan& loan : loans_)
-    if (loan.borrower == kernel_id) {
-      fault_loan_cycles_[loan.key].add(now - loan.since);
-      loan = Loan{};
-    }
+    if (loan.borrower == kernel_id) end_loan(loan, now);
 }
 
 uint32_t TbDispatcher::keep(const ActiveKernel& k, uint32_t sm) const {
@@ -92,7 +102,7 @@ void TbDispatcher::faults_serviced(uint32_t, uint32_t kernel_id, uint64_t tb_ind
     for (sm::PreemptedTb& p : r->preempted)
       if (p.index == tb_index) {
         p.faults_pending = false;
-        if (p.fault_sm >= 0) end_loan(uint32_t(p.fault_sm), kernel_id, now);
+        if (p.fault_sm >= 0) vacated_tb_ready(uint32_t(p.fault_sm), kernel_id, tb_index, now);
       }
   }
   // It may resume where a TB is free, or take the place of one waiting for faults.

@@ -165,7 +165,7 @@ void TbDispatcher::tb_preempted(uint32_t sm, sm::KernelInstance& k, sm::Preempte
   repartition_pending_ |= !r.tbs_left();
   if (tb.fault_sm >= 0) {
     ++off_chip_[size_t(tb.fault_sm)];
-    if (tb.ready()) end_loan(uint32_t(tb.fault_sm), k.id, now);  // its faults were serviced before it left
+    if (tb.ready()) vacated_tb_ready(uint32_t(tb.fault_sm), k.id, tb.index, now);  // serviced before it left
   }
   r.preempted.push_back(std::move(tb));
   k.all_placed = false;
