@@ -206,7 +206,10 @@ Cycle TbDispatcher::tick(Cycle now) {
       while (!ended && !r.preempted.empty()) {
         const sm::PreemptedTb& p = r.preempted.front();
         if (p.shared_parked_on >= 0) sms_[size_t(p.shared_parked_on)]->drop_parked(r.kernel->id, p.index);
-        if (p.fault_sm >= 0) --off_chip_[size_t(p.fault_sm)];
+        if (p.fault_sm >= 0) {
+          --off_chip_[size_t(p.fault_sm)];
+          vacated_tb_ready(uint32_t(p.fault_sm), r.kernel->id, p.index, now);
+        }
         r.preempted.pop_front();
         ended = count_done(r, now);
       }
@@ -282,6 +285,7 @@ void TbDispatcher::tb_done(uint32_t sm, sm::KernelInstance& k, uint64_t tb_index
   Cycle now = engine().wake_cycle(domain());
   if (sink_) sink_->tb_finished(sm, k, tb_index, engine().cycle(domain()));
   if (!leaving_.empty()) tb_left(sm, k, tb_index, now, nullptr);
+  vacated_tb_ready(sm, k.id, tb_index, now);  // a TB vacated for a loan may finish instead of leaving
   bool sm_idle = policy_->repartition_when_sm_idle() && sms_[sm]->resident_tbs() == 0;
   if (!count_done(r, now) && sm_idle) {
     repartition();

@@ -315,8 +315,9 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   // TBs there has TBs to place: its TBs are then all switched out
   // (Sm::vacate_on_fault), the asking one included.
   bool lend_on_fault(uint32_t sm);
-  // TB `tb` of kernel `kernel_id`, switched out of `sm` on a fault, may
-  // resume: when it is the last one the SM's loan waits for, the loan ends
+  // TB `tb` of kernel `kernel_id` left `sm` on a fault and may resume, or
+  // ended there or off it (finished while leaving, dropped with its faulted
+  // launch): when it is the last one the SM's loan waits for, the loan ends
   // (the borrower's TBs there are preempted at the next repartition with the
   // policy's mechanism).
   void vacated_tb_ready(uint32_t sm, uint32_t kernel_id, uint64_t tb, Cycle now);

@@ -114,7 +114,7 @@ void parse_policy_keys(StrictTable& pt, WorkloadFile& w) {
   parse_preemption(pt, w);
   parse_policy_specific_keys(pt, w);
   // Any policy (docs/virtual-memory.md, "Fault-aware scheduling"); the GPU
-  // refuses it unless its SMs switch TBs on faults.
+  // refuses it without demand paging and a pipeline that can squash a fault.
   w.policy_options.fault_aware = pt.get<bool>("fault_aware", "true or false").value_or(false);
 }
 
