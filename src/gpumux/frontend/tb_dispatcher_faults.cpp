@@ -28,15 +28,18 @@ void TbDispatcher::attach(std::vector<sm::Sm*> sms) {
 
 bool TbDispatcher::wants_fault_switch(uint32_t sm, const sm::KernelInstance& k) {
   const Running& r = running(k);
-  // A TB whose faults are serviced takes the place; else a new one, while the
-  // SM's TBs waiting off-chip are fewer than its limit (thesis 6.4.1).
-  if (std::any_of(r.preempted.begin(), r.preempted.end(), [](const sm::PreemptedTb& p) { return p.ready(); }))
+  // TB switching on fault (thesis 6.4.1; off with extra_tbs = 0, when only
+  // loans switch TBs out): a TB whose faults are serviced takes the place;
+  // else a new one, while the SM's TBs waiting off-chip are fewer than its limit.
+  const uint32_t extra_tbs = sms_[sm]->params().fault_pipeline.extra_tbs;
+  if (extra_tbs > 0 &&
+      std::any_of(r.preempted.begin(), r.preempted.end(), [](const sm::PreemptedTb& p) { return p.ready(); }))
     return true;
   // Fault-aware: another kernel before new TBs of this one, which would most
   // likely wait for the same migrations ("many warps ... fault on the same
   // page"; "some benchmarks are data-transfer bound", section 7.2.3).
   if (!loans_.empty() && lend_on_fault(sm)) return true;
-  return r.next_tb < r.tbs_to_run() && off_chip_[sm] < sms_[sm]->params().fault_pipeline.extra_tbs;
+  return r.next_tb < r.tbs_to_run() && off_chip_[sm] < extra_tbs;
 }
 
 bool TbDispatcher::lend_on_fault(uint32_t sm) {
