@@ -309,8 +309,9 @@ class TbDispatcher : public Component, public sm::TbDoneListener {
   uint32_t keep(const ActiveKernel& k, uint32_t sm) const;
 
   // Fault-aware scheduling (tb_dispatcher_faults.cpp, the thesis's section
-  // 7.2.3): a TB on SM `sm` waits for faults and its kernel has no TB ready
-  // to resume; true if the SM is lent to another kernel now. It is lent when every
+  // 7.2.3): a TB on SM `sm` waits for faults and no TB of its kernel takes
+  // its place (TB switching on fault); true if the SM is lent to another
+  // kernel now. It is lent when every
   // TB on it waits for faults (Sm::fault_idle) and an active kernel without
   // TBs there has TBs to place: its TBs are then all switched out
   // (Sm::vacate_on_fault), the asking one included.

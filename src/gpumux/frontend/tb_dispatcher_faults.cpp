@@ -4,7 +4,8 @@
 // section 7.2.3: "the scheduler could decide to vacate an underutilized SM and
 // schedule some other process to run on it until the migrations are
 // performed"). Under a fault-aware policy, an SM whose TBs all wait for faults
-// while their kernels have no TB ready to resume is lent to the first active
+// while no TB of their kernels takes their place (TB switching on fault, when
+// on: a TB ready to resume) is lent to the first active
 // kernel (dispatch-priority order) without TBs there that has TBs to place
 // (before new TBs of its own kernels, which would likely fault too):
 // the SM's TBs are switched out as on a fault (those whose loads merged into
