@@ -16,10 +16,20 @@
 // borrower's TBs there are then preempted with the policy's mechanism, as any
 // TBs beyond the partition.
 #include <algorithm>
+#include <deque>
 
 #include "gpumux/frontend/tb_dispatcher.h"
 
 namespace gpumux::frontend {
+
+namespace {
+
+// Some TB of a preempted-TB queue may be placed now.
+bool any_ready(const std::deque<sm::PreemptedTb>& q) {
+  return std::any_of(q.begin(), q.end(), [](const sm::PreemptedTb& p) { return p.ready(); });
+}
+
+}  // namespace
 
 void TbDispatcher::attach(std::vector<sm::Sm*> sms) {
   sms_ = std::move(sms);
@@ -33,9 +43,7 @@ bool TbDispatcher::wants_fault_switch(uint32_t sm, const sm::KernelInstance& k) 
   // loans switch TBs out): a TB whose faults are serviced takes the place;
   // else a new one, while the SM's TBs waiting off-chip are fewer than its limit.
   const uint32_t extra_tbs = sms_[sm]->params().fault_pipeline.extra_tbs;
-  if (extra_tbs > 0 &&
-      std::any_of(r.preempted.begin(), r.preempted.end(), [](const sm::PreemptedTb& p) { return p.ready(); }))
-    return true;
+  if (extra_tbs > 0 && any_ready(r.preempted)) return true;
   // Fault-aware: another kernel before new TBs of this one, which would most
   // likely wait for the same migrations ("many warps ... fault on the same
   // page"; "some benchmarks are data-transfer bound", section 7.2.3).
@@ -52,10 +60,7 @@ bool TbDispatcher::lend_on_fault(uint32_t sm) {
     const sm::KernelInstance& bk = *b->kernel;
     if (s.resident_tbs(bk.id) > 0 || !bk.may_use_sm(sm)) continue;
     if (!reserved_for_events_.empty() && reserved_for_events_[sm] != bk.event) continue;
-    const bool to_place = b->next_tb < b->tbs_to_run() ||
-                          std::any_of(b->preempted.begin(), b->preempted.end(),
-                                      [](const sm::PreemptedTb& p) { return p.ready(); });
-    if (!to_place) continue;
+    if (b->next_tb >= b->tbs_to_run() && !any_ready(b->preempted)) continue;  // nothing to place
     if (!s.fault_idle()) return false;
     const Cycle now = engine().cycle(domain());
     loan = {bk.id, bk.key, now, {}};
