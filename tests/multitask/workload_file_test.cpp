@@ -249,9 +249,11 @@ TEST(WorkloadFile, MaestroKeys) {
   WorkloadFile w = with_policy("name = \"maestro\"\n");
   EXPECT_EQ(w.policy_options.preemption.mechanism, "chimera");  // maestro's default
   EXPECT_EQ(w.policy_options.maestro.epoch_cycles, 50000u);
+  EXPECT_TRUE(w.policy_options.maestro.resume_pairs);
   w = with_policy(
       "name = \"maestro\"\nepoch_cycles = 2000\nobjective = \"stp\"\nrededicate_every = 10\n"
-      "stable_tolerance = 0.1\npreemption = \"switch\"\n");
+      "stable_tolerance = 0.1\npreemption = \"switch\"\nresume_pairs = false\n");
+  EXPECT_FALSE(w.policy_options.maestro.resume_pairs);
   EXPECT_EQ(w.policy_options.maestro.epoch_cycles, 2000u);
   EXPECT_EQ(w.policy_options.maestro.objective, frontend::maestro::Objective::Stp);
   EXPECT_EQ(w.policy_options.maestro.rededicate_every, 10u);
@@ -261,6 +263,8 @@ TEST(WorkloadFile, MaestroKeys) {
             "w.toml:3: policy.epoch_cycles: only used with policy maestro, not 'smk-even'");
   EXPECT_EQ(policy_error("name = \"maestro\"\nobjective = \"ipc\"\n"),
             "w.toml:3: policy.objective: 'ipc': expected one of \"antt\", \"stp\"");
+  EXPECT_EQ(policy_error("name = \"dss\"\nresume_pairs = true\n"),
+            "w.toml:3: policy.resume_pairs: only used with policy maestro, not 'dss'");
   EXPECT_EQ(policy_error("name = \"maestro\"\nstable_tolerance = 2.0\n"),
             "w.toml:3: policy.stable_tolerance: expected a fraction in [0, 1]");
   EXPECT_FALSE(w.policy_options.preemption.save.zero_cost);

@@ -70,6 +70,11 @@ struct MaestroOptions {
   // Relative change of the dedicated SMs' CPI between two epochs under which
   // they are stable (become followers). An estimate: the paper gives no value.
   double stable_tolerance = 0.05;
+  // A pair of kernels seen before (same labels: a program's next launches)
+  // goes on from where the last one stopped, its unfinished epoch included,
+  // instead of starting over with dedicated SMs. Not in the paper, whose
+  // kernels each last many epochs (docs/maestro.md).
+  bool resume_pairs = true;
 };
 
 // warped-slicer's parameters (docs/maestro.md).
@@ -128,6 +133,9 @@ class SharingPolicy {
   // dispatches its last TB. `active` is in dispatch-priority order. Throws
   // PartitionError when a kernel's share cannot hold one of its TBs.
   virtual void repartition(std::span<const ActiveKernel> active, std::span<sm::Sm* const> sms) = 0;
+  // The cycle of the repartition() calls that follow (the dispatcher sets it
+  // before each): maestro ends the epoch of kernels that stop sharing then.
+  virtual void set_cycle(Cycle) {}
   // Max resident TBs of k on SM `sm` (its id) under the current partition
   // (0: none, kUnlimited: as many as fit).
   virtual uint32_t quota(const sm::KernelInstance& k, uint32_t sm) const = 0;

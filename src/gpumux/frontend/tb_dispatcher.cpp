@@ -104,6 +104,7 @@ std::vector<ActiveKernel> TbDispatcher::active_kernels() const {
 
 void TbDispatcher::repartition() {
   std::vector<ActiveKernel> a = active_kernels();
+  policy_->set_cycle(engine().cycle(domain()));
   policy_->repartition(a, std::span<sm::Sm* const>(sms_));
 }
 

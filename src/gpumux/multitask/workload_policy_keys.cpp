@@ -69,7 +69,7 @@ void parse_preemption(StrictTable& pt, WorkloadFile& w) {
 // maestro's, warped-slicer's, time-slice's, mig's and mps's keys of [policy] (docs/maestro.md, docs/sharing-modes.md), refused with another policy.
 void parse_policy_specific_keys(StrictTable& pt, WorkloadFile& w) {
   frontend::MaestroOptions& mo = w.policy_options.maestro;
-  for (const char* key : {"epoch_cycles", "objective", "rededicate_every", "stable_tolerance"})
+  for (const char* key : {"epoch_cycles", "objective", "rededicate_every", "stable_tolerance", "resume_pairs"})
     if (pt.node(key) && w.policy != "maestro")
       pt.fail(*pt.node(key), key, fmt::format("only used with policy maestro, not '{}'", w.policy));
   mo.epoch_cycles = Cycle(pt.integer("epoch_cycles", 1, int64_t(1) << 40).value_or(int64_t(mo.epoch_cycles)));
@@ -81,6 +81,7 @@ void parse_policy_specific_keys(StrictTable& pt, WorkloadFile& w) {
     if (!(*t >= 0 && *t <= 1)) pt.fail(*pt.node("stable_tolerance"), "stable_tolerance", "expected a fraction in [0, 1]");
     mo.stable_tolerance = *t;
   }
+  if (auto r = pt.get<bool>("resume_pairs", "true or false")) mo.resume_pairs = *r;
   if (auto t = pt.get<double>("timeslice_us", "a number of microseconds")) {
     if (w.policy != "time-slice")
       pt.fail(*pt.node("timeslice_us"), "timeslice_us", fmt::format("only used with policy time-slice, not '{}'", w.policy));

@@ -9,7 +9,11 @@
 // (sm.two_way_pairs) keeps avoiding fragmentation.
 // All pairs share the epoch clock: every epoch_cycles each pair decides;
 // after any change the next epoch starts only once every preempted TB has
-// left its SM (polled every 1% of an epoch).
+// left its SM. The clock is polled every 1% of an epoch, so that a new pair
+// (a kernel launched or out of TBs) starts measuring within that much.
+// With resume_pairs, a pair whose kernels stop sharing before the epoch
+// ends (a program's launch shorter than an epoch) keeps its measurements,
+// and the next pair of the same kernels goes on with them.
 #include <algorithm>
 #include <memory>
 
@@ -43,16 +47,20 @@ class MaestroPolicy final : public SharingPolicy {
     reg.add("frontend.maestro.decisions.smk_other", c_.smk_other, "decisions for SMK with an uneven split");
     reg.add("frontend.maestro.repartitions", c_.repartitions, "decisions that changed the follower or spatial SMs");
     reg.add("frontend.maestro.pairs", pairs_, "pairs of kernels partitioned (a new set of kernels with TBs left)");
+    reg.add("frontend.maestro.resumed", resumed_,
+            "pairs that went on from where the last pair of the same kernels stopped (resume_pairs)");
     reg.add("frontend.maestro.epochs_beyond_two", beyond_two_,
             "epochs with more than two kernels with TBs left (a pair beside other kernels)");
     reg.add("frontend.maestro.settle_cycles", settle_cycles_,
             "cycles between a repartition and the end of its preemptions (no epoch runs meanwhile)");
   }
 
+  void set_cycle(Cycle now) override { now_ = now; }
+
   void repartition(std::span<const ActiveKernel> active, std::span<sm::Sm* const> sms) override {
     std::vector<ActiveKernel> ks = policy::with_tbs_left(active);
     if (ks.size() < 2 || sms.empty()) {
-      end_groups();
+      end_groups(sms);
       return;
     }
     if (!same_groups(ks, sms.size())) start_groups(ks, sms);
@@ -76,26 +84,25 @@ class MaestroPolicy final : public SharingPolicy {
   }
 
   EpochStep epoch(Cycle now, std::span<const ActiveKernel>, std::span<sm::Sm* const> sms, bool preempting) override {
-    std::vector<Group*> deciding;
-    for (Group& g : groups_)
-      if (g.pair && g.count >= maestro::Pair::kMinSms) deciding.push_back(&g);
-    if (deciding.empty()) return {now + o_.epoch_cycles, false};
+    const Cycle poll = std::max<Cycle>(1, o_.epoch_cycles / 100);
+    std::vector<Group*> deciding = deciding_groups();
+    if (deciding.empty()) return {now + poll, false};
     auto mine = [&](const Group& g) { return sms.subspan(g.first, g.count); };
     if (settling_) {
       if (preempting) {
-        Cycle poll = std::max<Cycle>(1, o_.epoch_cycles / 100);
         settle_cycles_.add(poll);
         return {now + poll, false};
       }
       start_epoch(now, deciding, sms);
-      return {now + o_.epoch_cycles, false};
+      return {std::min(now + poll, epoch_end_), false};
     }
+    if (now < epoch_end_) return {std::min(now + poll, epoch_end_), false};
     if (groups_.size() > 1) beyond_two_.add();
     bool changed = false;
-    for (Group* g : deciding) changed |= g->pair->decide(double(now - epoch_start_), mine(*g), c_);
+    for (Group* g : deciding) changed |= g->pair->decide(now - epoch_start_, mine(*g), c_);
     if (!changed) {
       start_epoch(now, deciding, sms);
-      return {now + o_.epoch_cycles, false};
+      return {std::min(now + poll, epoch_end_), false};
     }
     settling_ = true;
     return {now + 1, true};
@@ -119,8 +126,15 @@ class MaestroPolicy final : public SharingPolicy {
     return true;
   }
 
+  std::vector<Group*> deciding_groups() {
+    std::vector<Group*> v;
+    for (Group& g : groups_)
+      if (g.pair && g.count >= maestro::Pair::kMinSms) v.push_back(&g);
+    return v;
+  }
+
   void start_groups(const std::vector<ActiveKernel>& ks, std::span<sm::Sm* const> sms) {
-    end_groups();
+    end_groups(sms);
     const SmParams& p = sms.front()->params();
     std::vector<size_t> sizes = maestro::group_sms(ks.size(), sms.size());
     size_t first = 0;
@@ -134,31 +148,42 @@ class MaestroPolicy final : public SharingPolicy {
         continue;
       }
       n.pair.emplace(std::array<ActiveKernel, 2>{ks[i], ks[i + 1]}, p, o_, history_);
+      if (n.pair->resumed()) resumed_.add();
       pairs_.add();
     }
     settling_ = true;
   }
 
-  void end_groups() {
-    for (const Group& g : groups_)
-      if (g.pair) g.pair->remember(history_);
+  // Each pair leaves its memory, with the cycles of the epoch it ran (none while settling).
+  void end_groups(std::span<sm::Sm* const> sms) {
+    for (const Group& g : groups_) {
+      if (!g.pair) continue;
+      const bool measuring = !settling_ && g.count >= maestro::Pair::kMinSms && now_ > epoch_start_;
+      history_[g.pair->labels()] = g.pair->leave(measuring ? now_ - epoch_start_ : 0, sms.subspan(g.first, g.count));
+    }
     groups_.clear();
   }
 
+  // An epoch ends when every pair has measured at least epoch_cycles with what it carried.
   void start_epoch(Cycle now, const std::vector<Group*>& deciding, std::span<sm::Sm* const> sms) {
     settling_ = false;
     epoch_start_ = now;
-    for (Group* g : deciding) g->pair->start_epoch(sms.subspan(g->first, g->count));
+    Cycle carried = o_.epoch_cycles - 1;
+    for (Group* g : deciding) {
+      g->pair->start_epoch(sms.subspan(g->first, g->count));
+      carried = std::min(carried, g->pair->carried_cycles());
+    }
+    epoch_end_ = now + o_.epoch_cycles - carried;
   }
 
   MaestroOptions o_;
   std::vector<Group> groups_;
   std::vector<uint32_t> group_of_;  // group index by SM id
   bool settling_ = true;
-  Cycle epoch_start_ = 0;
+  Cycle now_ = 0, epoch_start_ = 0, epoch_end_ = 0;
   maestro::History history_;
   maestro::Counters c_;
-  Counter pairs_, beyond_two_, settle_cycles_;
+  Counter pairs_, resumed_, beyond_two_, settle_cycles_;
 };
 
 }  // namespace

@@ -15,8 +15,10 @@ std::vector<size_t> group_sms(size_t kernels, size_t sms) {
 }
 
 Pair::Pair(std::array<ActiveKernel, 2> ks, const SmParams& p, const MaestroOptions& o, const History& h) : o_(o) {
-  // The trial kernel: fewer TBs on an empty SM (ties: first in dispatch order).
-  if (policy::tbs_per_empty_sm(*ks[1].kernel, p) < policy::tbs_per_empty_sm(*ks[0].kernel, p)) std::swap(ks[0], ks[1]);
+  // The trial kernel: fewer TBs on an empty SM; ties by label, so that the
+  // same two kernels make the same pair whichever was launched first.
+  const uint32_t t0 = policy::tbs_per_empty_sm(*ks[0].kernel, p), t1 = policy::tbs_per_empty_sm(*ks[1].kernel, p);
+  if (t1 < t0 || (t1 == t0 && ks[1].kernel->label < ks[0].kernel->label)) std::swap(ks[0], ks[1]);
   for (size_t k = 0; k < 2; ++k) {
     ids_[k] = ks[k].kernel->id;
     keys_[k] = ks[k].kernel->key;
@@ -35,8 +37,17 @@ Pair::Pair(std::array<ActiveKernel, 2> ks, const SmParams& p, const MaestroOptio
                                        labels_[0], labels_[1], policy::describe(needs_[0]),
                                        policy::describe(needs_[1]), policy::describe(capacity_)));
   }
-  auto known = h.find({labels_[0], labels_[1]});
-  follower_q_ = known != h.end() && shares_sm(known->second) ? known->second : even_q_;
+  auto known = h.find(labels());
+  const Memory* m = known != h.end() ? &known->second : nullptr;
+  follower_q_ = m && shares_sm(m->follower_q) ? m->follower_q : even_q_;
+  if (!m || !o.resume_pairs) return;
+  resumed_ = true;
+  spatial_pairs_ = m->spatial_pairs;
+  since_dedicated_ = m->since_dedicated;
+  dedicated_ = m->dedicated;
+  previous_ = m->previous;
+  stored_ = m->stored;
+  carried_ = m->unfinished;
 }
 
 std::optional<size_t> Pair::which(uint32_t kernel_id) const {
@@ -49,7 +60,10 @@ uint32_t Pair::quota(size_t which, uint32_t sm) const {
   return sm < roles_.size() ? quotas_[size_t(roles_[sm])][which] : 0;
 }
 
-void Pair::remember(History& h) const { h[{labels_[0], labels_[1]}] = follower_q_; }
+Pair::Memory Pair::leave(Cycle cycles, std::span<sm::Sm* const> sms) const {
+  return {follower_q_, spatial_pairs_, since_dedicated_, dedicated_, previous_, stored_,
+          cycles && marks_.size() == sms.size() ? measured(cycles, sms) : carried_};
+}
 
 void Pair::dedicate() {
   dedicated_ = true;
@@ -70,6 +84,7 @@ void Pair::layout(std::span<sm::Sm* const> sms) {
   uint32_t max_id = 0;
   for (const sm::Sm* s : sms) max_id = std::max(max_id, s->id());
   roles_.assign(size_t(max_id) + 1, Role::Follower);
+  spatial_pairs_ = std::min(spatial_pairs_, max_spatial_pairs(sms.size()));  // a resumed pair may have fewer SMs
   const uint32_t q = follower_q_;
   quotas_.fill({q, fill(q)});
   quotas_[size_t(Role::DedicatedTrial)] = quotas_[size_t(Role::SpatialTrial)] = {SharingPolicy::kUnlimited, 0};
@@ -83,6 +98,11 @@ void Pair::layout(std::span<sm::Sm* const> sms) {
   if (shares_sm(q - 1)) set(3, Role::TrialFewer);
   for (uint32_t j = 0; j < 2 * spatial_pairs_; ++j)
     set(sms.size() - 1 - j, j % 2 ? Role::SpatialOther : Role::SpatialTrial);
+  // A carried epoch goes on only with the layout it was measured under (the
+  // same kernels' needs on as many SMs).
+  std::array<uint32_t, kRoles> count{};
+  for (const sm::Sm* s : sms) ++count[size_t(roles_[s->id()])];
+  if (carried_.sms != sms.size() || carried_.count != count) carried_ = {};
 }
 
 void Pair::start_epoch(std::span<sm::Sm* const> sms) {
@@ -91,26 +111,39 @@ void Pair::start_epoch(std::span<sm::Sm* const> sms) {
     for (size_t k = 0; k < 2; ++k) marks_[i][k] = sms[i]->stats().warp_insts.at(keys_[k]).value();
 }
 
-bool Pair::decide(double cycles, std::span<sm::Sm* const> sms, Counters& c) {
-  std::array<std::array<uint64_t, 2>, kRoles> insts{};
-  std::array<uint32_t, kRoles> count{};
+Pair::Counts Pair::measured(Cycle cycles, std::span<sm::Sm* const> sms) const {
+  Counts m;
+  m.sms = sms.size();
   for (size_t i = 0; i < sms.size(); ++i) {
     const sm::SmStats& st = sms[i]->stats();
     Role r = roles_[sms[i]->id()];
-    ++count[size_t(r)];
-    for (size_t k = 0; k < 2; ++k) insts[size_t(r)][k] += st.warp_insts.at(keys_[k]).value() - marks_[i][k];
+    ++m.count[size_t(r)];
+    for (size_t k = 0; k < 2; ++k) m.insts[size_t(r)][k] += st.warp_insts.at(keys_[k]).value() - marks_[i][k];
   }
+  // A carried epoch ran the same layout (layout() keeps it only then): its counts add.
+  if (carried_.cycles) {
+    m.cycles = carried_.cycles;
+    for (size_t r = 0; r < kRoles; ++r)
+      for (size_t k = 0; k < 2; ++k) m.insts[r][k] += carried_.insts[r][k];
+  }
+  m.cycles += cycles;
+  return m;
+}
+
+bool Pair::decide(Cycle cycles, std::span<sm::Sm* const> sms, Counters& c) {
+  const Counts run = measured(cycles, sms);
+  carried_ = {};
   // Per-SM CPI of each kernel over the SMs of `roles` (+infinity: none issued).
   auto cpi = [&](std::initializer_list<Role> roles) {
     CpiPair v{};
     for (size_t k = 0; k < 2; ++k) {
       uint64_t n = 0, sms_in = 0;
-      for (Role r : roles) n += insts[size_t(r)][k], sms_in += count[size_t(r)];
-      v[k] = n ? cycles * double(sms_in) / double(n) : std::numeric_limits<double>::infinity();
+      for (Role r : roles) n += run.insts[size_t(r)][k], sms_in += run.count[size_t(r)];
+      v[k] = n ? double(run.cycles) * double(sms_in) / double(n) : std::numeric_limits<double>::infinity();
     }
     return v;
   };
-  auto group = [&](Role r) { return count[size_t(r)] ? std::optional<CpiPair>(cpi({r})) : std::nullopt; };
+  auto group = [&](Role r) { return run.count[size_t(r)] ? std::optional<CpiPair>(cpi({r})) : std::nullopt; };
   EpochCpi e;
   bool now_stable = false;
   if (dedicated_) {

@@ -14,6 +14,9 @@
 //   last 2m    spatial: one kernel alone each, alternating
 //   the rest   followers: the best SMK partition so far (q TBs of the trial
 //              kernel, the other kernel filling the rest)
+// When its kernels stop sharing (one has no TB left to place), the pair
+// leaves a Memory; the next pair of the same two kernels (by label: the
+// next launches of a program that relaunches its kernels) starts from it.
 #pragma once
 
 #include <array>
@@ -36,27 +39,48 @@ struct Counters {
   Counter epochs, spatial, smk_even, smk_other, repartitions;
 };
 
-// What the followers ended with, by (trial, other) kernel label: the
-// history-based prediction of the next time the same kernels are paired.
-using History = std::map<std::pair<std::string, std::string>, uint32_t>;
-
 // SMs of each group when `kernels` kernels with TBs left are grouped in
 // dispatch order, two by two (with an odd count the last is alone), on
 // `sms` SMs: each kernel's even share of the SMs, summed over its group.
 std::vector<size_t> group_sms(size_t kernels, size_t sms);
 
 class Pair {
+  enum class Role : uint8_t { DedicatedTrial, DedicatedOther, TrialMore, TrialFewer, SpatialTrial, SpatialOther, Follower };
+  static constexpr size_t kRoles = 7;
+
  public:
+  // Warp instructions of each kernel and SMs per role over some cycles.
+  struct Counts {
+    Cycle cycles = 0;
+    size_t sms = 0;  // the pair's SMs (a layout, and so its counts, depends on them)
+    std::array<std::array<uint64_t, 2>, kRoles> insts{};
+    std::array<uint32_t, kRoles> count{};
+  };
+  // What a pair leaves for the next pair of the same kernels: the followers'
+  // split (the paper's history-based prediction) and, for resume_pairs, the
+  // rest of its state and the measurements of its unfinished epoch.
+  struct Memory {
+    uint32_t follower_q = 0, spatial_pairs = 0, since_dedicated = 0;
+    bool dedicated = true;
+    std::optional<CpiPair> previous;
+    CpiPair stored{};
+    Counts unfinished;
+  };
+  // What the last pair of each two kernels left, by (trial, other) label.
+  using History = std::map<std::pair<std::string, std::string>, Memory>;
+
   // The pair needs this many SMs for a decision (one follower); with fewer,
   // every SM is a follower and nothing is decided.
   static constexpr uint32_t kMinSms = 5;
 
-  // `ks`: the two kernels, in dispatch order. Throws PartitionError when
-  // one TB of each cannot share an SM.
+  // `ks`: the two kernels, in dispatch order; `h`: what earlier pairs left.
+  // Throws PartitionError when one TB of each cannot share an SM.
   Pair(std::array<ActiveKernel, 2> ks, const SmParams& p, const MaestroOptions& o, const History& h);
 
   // The kernels' ids, trial kernel first.
   const std::array<uint32_t, 2>& ids() const { return ids_; }
+  // (trial, other) kernel labels: the key of the pair's Memory.
+  std::pair<std::string, std::string> labels() const { return {labels_[0], labels_[1]}; }
   // Which of the pair `kernel_id` is (0: trial, 1: other), or nullopt.
   std::optional<size_t> which(uint32_t kernel_id) const;
   // TBs of kernel `which` (0 or 1) on SM id `sm`, per the last layout.
@@ -66,16 +90,22 @@ class Pair {
   void layout(std::span<sm::Sm* const> sms);
   // Marks the start of an epoch on the pair's SMs.
   void start_epoch(std::span<sm::Sm* const> sms);
-  // The end of an epoch of `cycles` core cycles: measures, decides, counts;
+  // Whether the pair went on from an earlier pair of the same kernels (resume_pairs).
+  bool resumed() const { return resumed_; }
+  // Cycles of the unfinished epoch a resumed pair carries (0: none).
+  Cycle carried_cycles() const { return carried_.cycles; }
+  // The end of an epoch whose last `cycles` core cycles ran since
+  // start_epoch (plus what the pair carried): measures, decides, counts;
   // true when the layout changes (a repartition, or dedicated SMs turning
   // into followers or back).
-  bool decide(double cycles, std::span<sm::Sm* const> sms, Counters& c);
-  // Stores the followers' partition for the next time these kernels pair.
-  void remember(History& h) const;
+  bool decide(Cycle cycles, std::span<sm::Sm* const> sms, Counters& c);
+  // What the pair leaves when its kernels stop sharing, `cycles` after
+  // start_epoch (0: no epoch ran).
+  Memory leave(Cycle cycles, std::span<sm::Sm* const> sms) const;
 
  private:
-  enum class Role : uint8_t { DedicatedTrial, DedicatedOther, TrialMore, TrialFewer, SpatialTrial, SpatialOther, Follower };
-  static constexpr size_t kRoles = 7;
+  // What ran on `sms` since start_epoch, `cycles` of it, plus what was carried.
+  Counts measured(Cycle cycles, std::span<sm::Sm* const> sms) const;
 
   // Spatial pairs leave the dedicated, trial and at least one follower SM.
   static uint32_t max_spatial_pairs(size_t sms) { return sms < kMinSms ? 0 : uint32_t((sms - kMinSms) / 2); }
@@ -91,12 +121,15 @@ class Pair {
   std::array<policy::Amounts, 2> needs_{};
   policy::Amounts capacity_{};
   uint32_t even_q_ = 0, follower_q_ = 0, spatial_pairs_ = 0, since_dedicated_ = 0;
-  bool dedicated_ = true;
+  bool dedicated_ = true, resumed_ = false;
   std::optional<CpiPair> previous_;  // the dedicated SMs' CPI of the previous epoch
   CpiPair stored_{};                 // their last CPI (stands in for them once they are followers)
   std::vector<Role> roles_;          // by SM id
   std::array<std::array<uint32_t, 2>, kRoles> quotas_{};  // by role: (trial kernel, other kernel)
   std::vector<std::array<uint64_t, 2>> marks_;  // per SM: each kernel's warp instructions at the epoch start
+  Counts carried_;  // the unfinished epoch of the pair this one resumes
 };
+
+using History = Pair::History;
 
 }  // namespace gpumux::frontend::maestro
