@@ -98,11 +98,11 @@ void Pair::layout(std::span<sm::Sm* const> sms) {
   if (shares_sm(q - 1)) set(3, Role::TrialFewer);
   for (uint32_t j = 0; j < 2 * spatial_pairs_; ++j)
     set(sms.size() - 1 - j, j % 2 ? Role::SpatialOther : Role::SpatialTrial);
-  // A carried epoch goes on only with the layout it was measured under (the
-  // same kernels' needs on as many SMs).
+  // A carried epoch goes on only with the layout it was measured under (as
+  // many SMs in each role).
   std::array<uint32_t, kRoles> count{};
   for (const sm::Sm* s : sms) ++count[size_t(roles_[s->id()])];
-  if (carried_.sms != sms.size() || carried_.count != count) carried_ = {};
+  if (carried_.count != count) carried_ = {};
 }
 
 void Pair::start_epoch(std::span<sm::Sm* const> sms) {
@@ -113,7 +113,6 @@ void Pair::start_epoch(std::span<sm::Sm* const> sms) {
 
 Pair::Counts Pair::measured(Cycle cycles, std::span<sm::Sm* const> sms) const {
   Counts m;
-  m.sms = sms.size();
   for (size_t i = 0; i < sms.size(); ++i) {
     const sm::SmStats& st = sms[i]->stats();
     Role r = roles_[sms[i]->id()];

@@ -49,10 +49,9 @@ class Pair {
   static constexpr size_t kRoles = 7;
 
  public:
-  // Warp instructions of each kernel and SMs per role over some cycles.
+  // Warp instructions of each kernel and SMs per role (the layout) over some cycles.
   struct Counts {
     Cycle cycles = 0;
-    size_t sms = 0;  // the pair's SMs (a layout, and so its counts, depends on them)
     std::array<std::array<uint64_t, 2>, kRoles> insts{};
     std::array<uint32_t, kRoles> count{};
   };
