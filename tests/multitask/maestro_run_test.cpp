@@ -55,7 +55,7 @@ TEST_P(MaestroRun, MediumKernelsPassTheirChecksUnderRepartitioning) {
   RunOptions o = test::no_baselines();
   RunResult r = run_workload(pair(GetParam().a, GetParam().b, GetParam().objective), o);
   expect_all_passed(r);
-  // The pair lasts while both kernels have TBs to place (a few epochs for sgemm + lbm).
+  // The pair lasts while both kernels run.
   const uint64_t epochs = maestro_stat(r, "epochs");
   EXPECT_GT(epochs, 1u);
   EXPECT_EQ(maestro_stat(r, "decisions.spatial") + maestro_stat(r, "decisions.smk_even") +
@@ -96,10 +96,10 @@ TEST(MaestroZeroCost, MediumKernelsPassAndNoContextMoves) {
 
 // resume_pairs: hotspot launches its kernel again and again, each launch
 // shorter than a 100,000-cycle epoch, beside cutcp's longer launches. A pair
-// that starts over at each launch never finishes an epoch; one that resumes
-// carries its unfinished epoch across launches and decides. The kernels pass
-// their checks either way.
-TEST(MaestroResume, MediumRelaunchedKernelsDecideOnlyWhenPairsResume) {
+// that starts over at each launch seldom finishes an epoch; one that resumes
+// carries its unfinished epoch across launches and decides several times as
+// often. The kernels pass their checks either way.
+TEST(MaestroResume, MediumRelaunchedKernelsDecideMoreWhenPairsResume) {
   auto run = [](bool resume) {
     WorkloadFile w = pair("hotspot", "cutcp", "antt");
     w.policy_options.maestro.epoch_cycles = 100000;
@@ -116,17 +116,40 @@ TEST(MaestroResume, MediumRelaunchedKernelsDecideOnlyWhenPairsResume) {
   };
   RunResult fresh = run(false), resumed = run(true);
   EXPECT_EQ(maestro_stat(fresh, "resumed"), 0u);
-  EXPECT_EQ(maestro_stat(fresh, "epochs"), 0u);
   EXPECT_GT(maestro_stat(resumed, "resumed"), 0u);
-  EXPECT_GT(maestro_stat(resumed, "epochs"), 0u);
+  // 1 and 5 epochs when written.
+  EXPECT_GT(maestro_stat(resumed, "epochs"), 2 * maestro_stat(fresh, "epochs"));
+}
+
+// A kernel launched beside one already resident in one wave: tpacf's tiny
+// launch places its every TB at once, and cutcp arrives 20,000 cycles later.
+// The two still make a pair (maestro pairs running kernels, not only those
+// with TBs to place): its layout takes tpacf's TBs back from the SMs it gives
+// cutcp, and the pair measures and decides. Both pass their checks.
+TEST(MaestroResident, KernelPairsWithAKernelResidentInOneWave) {
+  WorkloadFile w = pair("tpacf", "cutcp", "antt");
+  w.policy_options.maestro.epoch_cycles = 5000;
+  for (AppSpec& s : w.apps) s.size = workloads::Size::Tiny;
+  w.apps[1].arrival = 20000;
+  RunOptions o = test::no_baselines();
+  RunResult r = run_workload(w, o);
+  expect_all_passed(r);
+  EXPECT_GT(maestro_stat(r, "pairs"), 0u);
+  EXPECT_GT(maestro_stat(r, "epochs"), 0u);
+  uint64_t tpacf_taken = 0;  // tpacf's resident TBs that made room
+  for (const frontend::PreemptionRecord& p : r.preemptions) {
+    EXPECT_TRUE(p.done()) << p.label << " on SM " << p.sm;
+    if (p.label == r.kernels.front().label) tpacf_taken += p.tbs;
+  }
+  EXPECT_GT(tpacf_taken, 0u);
 }
 
 // More than two kernels: the first two in dispatch order are a pair on 8 of
 // the 12 SMs (roles, epochs, repartitions), the third (cutcp) runs alone on
-// the other 4 until a kernel runs out of TBs and the groups change. Every check passes.
+// the other 4 until a kernel finishes and the groups change. Every check passes.
 TEST(MaestroThreeKernels, MediumKernelsPassBesideALoneKernel) {
   WorkloadFile w = pair("hotspot", "bfs", "antt");
-  w.apps.push_back(benchmark_app("cutcp"));  // long launches: it keeps TBs left beside the pair
+  w.apps.push_back(benchmark_app("cutcp"));  // long launches: it keeps running beside the pair
   w.apps.back().size = workloads::Size::Medium;
   w.overrides = {"gpu.num_sms=12", "frontend.check_invariants=true"};
   RunOptions o = test::no_baselines();
@@ -138,7 +161,7 @@ TEST(MaestroThreeKernels, MediumKernelsPassBesideALoneKernel) {
                 maestro_stat(r, "decisions.smk_other"),
             epochs);
   EXPECT_GT(maestro_stat(r, "repartitions"), 0u);
-  EXPECT_GT(maestro_stat(r, "pairs"), 1u);  // the groups changed as kernels ran out of TBs
+  EXPECT_GT(maestro_stat(r, "pairs"), 1u);  // the groups changed as kernels finished
   ASSERT_FALSE(r.preemptions.empty());
   // An application that completes first restarts, and the run ends with its
   // last launch in flight: only the preemptions of finished kernels must be over.

@@ -1,16 +1,20 @@
 // maestro: the dynamic resource partitioning of GPU Maestro (Park et al.,
-// ASPLOS'17, section 4.1; docs/maestro.md). The kernels with TBs left are
-// paired in dispatch order ((1st, 2nd), (3rd, 4th), ...; with an odd count
-// the last runs alone); each group gets a contiguous range of SMs in
+// ASPLOS'17, section 4.1; docs/maestro.md). The running kernels (TBs left
+// to place or resident) are paired in dispatch order ((1st, 2nd), (3rd,
+// 4th), ...; with an odd count the last runs alone); each group gets a contiguous range of SMs in
 // proportion to its kernels (two kernels: every SM). Each pair measures and
 // decides on its SMs (maestro_pair.h): SM roles, follower partition, spatial
 // SMs. This is the paper's way past two kernels (4.2): spatial multitasking
 // mixed with 2-way SMK, at most two kernels per SM, so 2-way allocation
-// (sm.two_way_pairs) keeps avoiding fragmentation.
+// (sm.two_way_pairs) keeps avoiding fragmentation. A kernel of a group keeps
+// only its quota on each SM, resident TBs included (keep()): a new pair's
+// layout, like each repartition, takes TBs back with the preemption
+// mechanism, as the paper's repartitions do; so a kernel launched beside one
+// that already filled the GPU in one wave is paired with it.
 // All pairs share the epoch clock: every epoch_cycles each pair decides;
 // after any change the next epoch starts only once every preempted TB has
 // left its SM. The clock is polled every 1% of an epoch, so that a new pair
-// (a kernel launched or out of TBs) starts measuring within that much.
+// (a kernel launched or finished) starts measuring within that much.
 // With resume_pairs, a pair whose kernels stop sharing before the epoch
 // ends (a program's launch shorter than an epoch) keeps its measurements,
 // and the next pair of the same kernels goes on with them.
@@ -22,6 +26,14 @@
 
 namespace gpumux::frontend {
 namespace {
+
+// The kernels with TBs left to place or resident, in dispatch order.
+std::vector<ActiveKernel> running(std::span<const ActiveKernel> active) {
+  std::vector<ActiveKernel> v;
+  for (const ActiveKernel& a : active)
+    if (a.tbs_left > 0 || a.tbs_running > 0) v.push_back(a);
+  return v;
+}
 
 // A pair of kernels, or one kernel alone, on SMs [first, first + count) of the span.
 struct Group {
@@ -46,11 +58,11 @@ class MaestroPolicy final : public SharingPolicy {
             "decisions for SMK with the even split (the trial kernel's smk-even TBs)");
     reg.add("frontend.maestro.decisions.smk_other", c_.smk_other, "decisions for SMK with an uneven split");
     reg.add("frontend.maestro.repartitions", c_.repartitions, "decisions that changed the follower or spatial SMs");
-    reg.add("frontend.maestro.pairs", pairs_, "pairs of kernels partitioned (a new set of kernels with TBs left)");
+    reg.add("frontend.maestro.pairs", pairs_, "pairs of kernels partitioned (a new set of running kernels)");
     reg.add("frontend.maestro.resumed", resumed_,
             "pairs that went on from where the last pair of the same kernels stopped (resume_pairs)");
     reg.add("frontend.maestro.epochs_beyond_two", beyond_two_,
-            "epochs with more than two kernels with TBs left (a pair beside other kernels)");
+            "epochs with more than two running kernels (a pair beside other kernels)");
     reg.add("frontend.maestro.settle_cycles", settle_cycles_,
             "cycles between a repartition and the end of its preemptions (no epoch runs meanwhile)");
   }
@@ -58,7 +70,7 @@ class MaestroPolicy final : public SharingPolicy {
   void set_cycle(Cycle now) override { now_ = now; }
 
   void repartition(std::span<const ActiveKernel> active, std::span<sm::Sm* const> sms) override {
-    std::vector<ActiveKernel> ks = policy::with_tbs_left(active);
+    std::vector<ActiveKernel> ks = running(active);
     if (ks.size() < 2 || sms.empty()) {
       end_groups(sms);
       return;
@@ -81,6 +93,13 @@ class MaestroPolicy final : public SharingPolicy {
     if (!g.pair) return k.id == g.lone_id ? kUnlimited : 0;
     std::optional<size_t> which = g.pair->which(k.id);
     return which ? g.pair->quota(*which, sm) : 0;
+  }
+
+  // A kernel of a group keeps its quota, whether or not it has TBs left to
+  // place: the others' TBs on its SMs are taken back (the dispatcher asks
+  // only when some kernel may place a TB there).
+  uint32_t keep(const ActiveKernel& k, uint32_t sm) const override {
+    return groups_.empty() ? SharingPolicy::keep(k, sm) : quota(*k.kernel, sm);
   }
 
   EpochStep epoch(Cycle now, std::span<const ActiveKernel>, std::span<sm::Sm* const> sms, bool preempting) override {

@@ -14,7 +14,7 @@
 //   last 2m    spatial: one kernel alone each, alternating
 //   the rest   followers: the best SMK partition so far (q TBs of the trial
 //              kernel, the other kernel filling the rest)
-// When its kernels stop sharing (one has no TB left to place), the pair
+// When its kernels stop sharing (one finishes), the pair
 // leaves a Memory; the next pair of the same two kernels (by label: the
 // next launches of a program that relaunches its kernels) starts from it.
 #pragma once
@@ -39,7 +39,7 @@ struct Counters {
   Counter epochs, spatial, smk_even, smk_other, repartitions;
 };
 
-// SMs of each group when `kernels` kernels with TBs left are grouped in
+// SMs of each group when `kernels` running kernels are grouped in
 // dispatch order, two by two (with an odd count the last is alone), on
 // `sms` SMs: each kernel's even share of the SMs, summed over its group.
 std::vector<size_t> group_sms(size_t kernels, size_t sms);
