@@ -488,6 +488,10 @@ def build(out):
     trends = read_trends(out)
     results = read_results(out)
     (out / "figures").mkdir(exist_ok=True)
+    # A figure with nothing to draw now may have had an SVG from an earlier
+    # report of this folder: it must not be published with the new one.
+    for stale in (out / "figures").glob("*.svg"):
+        stale.unlink()
     used = set()
     for fig in figures:
         fig["file"] = safe_name(fig["name"], used)
