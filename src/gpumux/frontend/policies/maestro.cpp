@@ -1,23 +1,23 @@
 // maestro: the dynamic resource partitioning of GPU Maestro (Park et al.,
-// ASPLOS'17, section 4.1; docs/maestro.md). The running kernels (TBs left
-// to place or resident) are paired in dispatch order ((1st, 2nd), (3rd,
-// 4th), ...; with an odd count the last runs alone); each group gets a contiguous range of SMs in
-// proportion to its kernels (two kernels: every SM). Each pair measures and
-// decides on its SMs (maestro_pair.h): SM roles, follower partition, spatial
-// SMs. This is the paper's way past two kernels (4.2): spatial multitasking
-// mixed with 2-way SMK, at most two kernels per SM, so 2-way allocation
-// (sm.two_way_pairs) keeps avoiding fragmentation. A kernel of a group keeps
-// only its quota on each SM, resident TBs included (keep()): a new pair's
-// layout, like each repartition, takes TBs back with the preemption
-// mechanism, as the paper's repartitions do; so a kernel launched beside one
-// that already filled the GPU in one wave is paired with it.
-// All pairs share the epoch clock: every epoch_cycles each pair decides;
-// after any change the next epoch starts only once every preempted TB has
-// left its SM. The clock is polled every 1% of an epoch, so that a new pair
-// (a kernel launched or finished) starts measuring within that much.
-// With resume_pairs, a pair whose kernels stop sharing before the epoch
-// ends (a program's launch shorter than an epoch) keeps its measurements,
-// and the next pair of the same kernels goes on with them.
+// ASPLOS'17, section 4.1; docs/maestro.md). The running kernels (TBs left to
+// place or resident) are paired in dispatch order ((1st, 2nd), (3rd, 4th),
+// ...; with an odd count the last runs alone); each group gets a contiguous
+// range of SMs in proportion to its kernels (two kernels: every SM). Each pair
+// measures and decides on its SMs (maestro_pair.h): SM roles, follower
+// partition, spatial SMs. This is the paper's way past two kernels (4.2):
+// spatial multitasking mixed with 2-way SMK, at most two kernels per SM, so
+// 2-way allocation (sm.two_way_pairs) keeps avoiding fragmentation. A kernel
+// of a group keeps only its quota on each SM, resident TBs included (keep()):
+// a new pair's layout, like each repartition, takes TBs back with the
+// preemption mechanism, as the paper's repartitions do; so a kernel launched
+// beside one that already filled the GPU in one wave is paired with it.
+// All pairs share the epoch clock: every epoch_cycles each pair decides; after
+// any change the next epoch starts only once every preempted TB has left its
+// SM. The clock is polled every 1% of an epoch, so that a new pair (a kernel
+// launched or finished) starts measuring within that much.
+// With resume_pairs, a pair whose kernels stop sharing before the epoch ends
+// (a program's launch shorter than an epoch) keeps its measurements, and the
+// next pair of the same kernels goes on with them.
 #include <algorithm>
 #include <memory>
 
@@ -95,9 +95,9 @@ class MaestroPolicy final : public SharingPolicy {
     return which ? g.pair->quota(*which, sm) : 0;
   }
 
-  // A kernel of a group keeps its quota, whether or not it has TBs left to
-  // place: the others' TBs on its SMs are taken back (the dispatcher asks
-  // only when some kernel may place a TB there).
+  // A kernel of a group keeps only its quota, whether or not it has TBs left
+  // to place: its TBs beyond it are taken back when another kernel may place
+  // a TB on that SM (the dispatcher asks only then).
   uint32_t keep(const ActiveKernel& k, uint32_t sm) const override {
     return groups_.empty() ? SharingPolicy::keep(k, sm) : quota(*k.kernel, sm);
   }
