@@ -82,11 +82,16 @@ LoadedModule::LoadedModule(std::string_view text, const std::string& name, Addre
   layout_frames();
   layout_kernels();
   allocate_globals(mem);
+  for (const ptx::Function& f : ir_->functions) slots_.push_back(ptx::assign_register_slots(f));
+  renamed_ = true;
+  exec_once_ = std::make_unique<std::once_flag[]>(ir_->functions.size());
+  exec_fns_.resize(ir_->functions.size());
 }
 
 LoadedModule::LoadedModule(std::unique_ptr<ptx::Module> ir, const KernelLayout& layout,
                            std::unique_ptr<const ReplayKernel> replay)
     : ir_(std::move(ir)), replay_(std::move(replay)) {
+  for (const ptx::Function& f : ir_->functions) slots_.push_back(ptx::one_slot_each(f));
   layout_frames();
   kernels_.resize(ir_->functions.size());
   for (size_t i = 0; i < ir_->functions.size(); ++i)
@@ -94,6 +99,16 @@ LoadedModule::LoadedModule(std::unique_ptr<ptx::Module> ir, const KernelLayout& 
 }
 
 LoadedModule::~LoadedModule() = default;
+
+const ptx::Function& LoadedModule::exec_function(uint32_t i) const {
+  if (!renamed_) return ir_->functions[i];
+  std::call_once(exec_once_[i], [&] {
+    auto f = std::make_unique<ptx::Function>(ir_->functions[i]);
+    ptx::rename_to_slots(*f, slots_[i]);
+    exec_fns_[i] = std::move(f);
+  });
+  return *exec_fns_[i];
+}
 
 int LoadedModule::find_kernel(const std::string& name) const {
   auto it = ir_->function_index.find(name);

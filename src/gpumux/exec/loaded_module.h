@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "gpumux/ptx/ir.h"
+#include "gpumux/ptx/register_slots.h"
 #include "gpumux/ptx/resources.h"
 
 namespace gpumux::exec {
@@ -50,6 +52,15 @@ class LoadedModule {
 
   const ptx::Module& ir() const { return *ir_; }
   const ptx::Function& function(uint32_t i) const { return ir_->functions[i]; }
+  // Function `i` as warps execute it: its registers renamed to storage slots
+  // (ptx/register_slots.h), handlers bound. function() keeps the PTX
+  // register numbers, which the timing model uses. Made when first asked
+  // for (thread-safe): a copy of every function of a large module (CUB's
+  // PTX has ~74,000 instructions of 448 bytes) would cost memory for
+  // functions that never run.
+  const ptx::Function& exec_function(uint32_t i) const;
+  // Storage slot of register `reg` of function `fn`.
+  uint16_t register_slot(uint32_t fn, uint32_t reg) const { return slots_[fn].slot[reg]; }
   // Index of kernel `name` in Module::functions, or -1.
   int find_kernel(const std::string& name) const;
   // Device address of a module .global/.const variable.
@@ -66,6 +77,10 @@ class LoadedModule {
   void allocate_globals(AddressSpace& mem);
 
   std::unique_ptr<ptx::Module> ir_;
+  std::vector<ptx::RegisterSlots> slots_;  // per function
+  bool renamed_ = false;                   // false: warps execute ir_ itself (replays)
+  mutable std::unique_ptr<std::once_flag[]> exec_once_;
+  mutable std::vector<std::unique_ptr<const ptx::Function>> exec_fns_;
   std::vector<uint64_t> global_addr_;
   std::vector<FrameLayout> frames_;
   std::vector<KernelLayout> kernels_;  // indexed by function; empty for non-entries

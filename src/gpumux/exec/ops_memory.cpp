@@ -75,10 +75,10 @@ uint8_t* resolve(StepContext& c, unsigned lane, uint64_t addr, uint32_t bytes, b
   }
 }
 
-// Width in bytes of register `r` of the current function.
+// Width in bytes of register `r` (a storage slot) of the current function.
 unsigned reg_width(const StepContext& c, uint16_t r) {
   const Warp& w = *c.warp;
-  return ptx::type_size(w.tb().launch().module->function(w.function()).reg_types[r]);
+  return ptx::type_size(w.exec_function().reg_types[r]);
 }
 
 // Per-instruction address operand decoding: symbol base resolved once.

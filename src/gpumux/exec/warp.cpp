@@ -20,11 +20,11 @@ constexpr uint32_t kNoPc = 0xffffffffu;
 
 Warp::Warp(ThreadBlock& tb, uint32_t index, uint32_t valid_lanes) : tb_(&tb), index_(index) {
   const GridLaunch& l = tb.launch();
-  const ptx::Function& fn = l.function();
+  const ptx::Function& fn = l.module->exec_function(l.kernel);
   const FrameLayout& fl = l.module->frame(l.kernel);
   frames_.reserve(4);
   simt_.reserve(16);
-  frames_.push_back(Frame{l.kernel, 0, 0, 0, 0, 0, 0, 0, 0});
+  frames_.push_back(Frame{l.kernel, 0, 0, 0, 0, 0, 0, 0, 0, 0, &fn});
   regs_.assign(size_t(fn.num_regs) * kWarpSize, 0);
   preds_.assign(fn.num_preds, 0);
   grow_per_thread(local_, local_stride_, fl.local_bytes, "local memory");
@@ -51,7 +51,9 @@ uint32_t Warp::guard_true_mask(const ptx::Instruction& in) const {
 const ptx::Instruction& Warp::step() {
   Frame& f = frames_.back();
   SimtEntry& e = simt_.back();
-  const ptx::Instruction& in = tb_->launch().module->function(f.fn).insts[e.pc];
+  const LoadedModule& mod = *tb_->launch().module;
+  const uint32_t pc = e.pc;
+  const ptx::Instruction& in = mod.function(f.fn).insts[pc];
   uint32_t mask = e.mask;
   if (in.guard != ptx::kNoReg) mask &= guard_true_mask(in);
   ++e.pc;  // fall through unless the handler transfers control
@@ -61,9 +63,9 @@ const ptx::Instruction& Warp::step() {
     StepContext c;
     c.warp = this;
     c.mask = mask;
-    c.regs = regs_.data() + size_t(f.reg_base) * kWarpSize;
+    c.regs = regs_.data() + size_t(f.slot_base) * kWarpSize;
     c.preds = preds_.data() + f.pred_base;
-    in.handler(c, in);
+    in.handler(c, f.code->insts[pc]);  // its registers as storage slots
   }
   pop_reconverged();
   return in;
@@ -99,7 +101,7 @@ void Warp::pop_reconverged() {
         std::memcpy(param_ptr(lane, dst, r.size), param_ptr(lane, src, r.size), r.size);
       });
     }
-    regs_.resize(size_t(callee.reg_base) * kWarpSize);
+    regs_.resize(size_t(callee.slot_base) * kWarpSize);
     preds_.resize(callee.pred_base);
     local_top_ = callee.local_base;
     param_top_ = callee.param_base;
@@ -132,16 +134,18 @@ void Warp::defer_call(uint32_t later) {
 
 void Warp::call(const ptx::Instruction& in, uint32_t mask, uint32_t callee) {
   const LoadedModule& mod = *tb_->launch().module;
-  const ptx::Function& fn = mod.function(callee);
+  const ptx::Function& fn = mod.exec_function(callee);
   const FrameLayout& cl = mod.frame(callee);
   const Frame caller = frames_.back();
   const FrameLayout& rl = mod.frame(caller.fn);
   Frame f;
   f.fn = callee;
+  f.code = &fn;
   f.ret_pc = simt_.back().pc;
   f.call_pc = f.ret_pc - 1;
   f.simt_base = uint32_t(simt_.size());
-  f.reg_base = uint32_t(regs_.size() / kWarpSize);
+  f.reg_base = caller.reg_base + mod.function(caller.fn).num_regs;
+  f.slot_base = uint32_t(regs_.size() / kWarpSize);
   f.pred_base = uint32_t(preds_.size());
   f.local_base = local_top_;
   f.param_base = param_top_;
@@ -166,7 +170,7 @@ void Warp::call(const ptx::Instruction& in, uint32_t mask, uint32_t callee) {
     } else {  // a register or immediate argument
       StepContext c;
       c.warp = this;
-      c.regs = regs_.data() + size_t(caller.reg_base) * kWarpSize;
+      c.regs = regs_.data() + size_t(caller.slot_base) * kWarpSize;
       c.preds = preds_.data() + caller.pred_base;
       for_each_lane(mask, [&](unsigned lane) {
         uint64_t v = c.src(a, lane);
@@ -229,7 +233,7 @@ void Warp::release_from_barrier(uint32_t reduction) {
     uint32_t& p = preds_[f.pred_base + d.reg];
     p = reduction ? (p | pending_red_lanes_) : (p & ~pending_red_lanes_);
   } else if (d.kind == ptx::OperandKind::Reg) {
-    uint64_t* r = regs_.data() + (size_t(f.reg_base) + d.reg) * kWarpSize;
+    uint64_t* r = regs_.data() + (size_t(f.slot_base) + d.reg) * kWarpSize;
     for_each_lane(pending_red_lanes_, [&](unsigned lane) { r[lane] = reduction; });
   }
   pending_red_ = nullptr;

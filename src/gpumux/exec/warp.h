@@ -30,12 +30,14 @@ struct Frame {
   uint32_t fn = 0;            // index in Module::functions
   uint32_t ret_pc = 0;        // caller's pc after the call
   uint32_t simt_base = 0;     // first SimtEntry of this frame in Warp::simt
-  uint32_t reg_base = 0;      // first register slot (x32 lanes) in Warp::regs
+  uint32_t reg_base = 0;      // first PTX register of the frame, counting the callers' (timing model)
+  uint32_t slot_base = 0;     // first storage slot (x32 lanes) in Warp::regs (ptx/register_slots.h)
   uint32_t pred_base = 0;     // first predicate in Warp::preds
   uint32_t local_base = 0;    // per-thread local-memory offset of this frame's depot
   uint32_t param_base = 0;    // per-thread offset of this frame's parameter area
   uint32_t returned = 0;      // lanes that executed ret in this frame
   uint32_t call_pc = 0;       // caller's call instruction (return values are copied at ret)
+  const ptx::Function* code = nullptr;  // LoadedModule::exec_function(fn): registers as slots
 };
 
 // What memory a warp instruction touched; filled when recording is on (timing model).
@@ -62,6 +64,8 @@ class Warp {
   uint32_t pc() const { return simt_.back().pc; }
   uint32_t active_mask() const { return simt_.back().mask; }
   uint32_t function() const { return frames_.back().fn; }
+  // The current function as the warp executes it (registers as storage slots).
+  const ptx::Function& exec_function() const { return *frames_.back().code; }
   const ptx::Instruction& next_instruction() const;
   uint64_t executed() const { return executed_; }
   ThreadBlock& tb() const { return *tb_; }
@@ -106,7 +110,7 @@ class Warp {
   uint8_t* local_ptr(unsigned lane, uint64_t offset, uint64_t bytes);
   uint8_t* param_ptr(unsigned lane, uint64_t offset, uint64_t bytes);
   const Frame& frame() const { return frames_.back(); }
-  // Asks the host cache for register slot `abs` (all lanes; frame base
+  // Asks the host cache for storage slot `abs` (all lanes; frame's slot_base
   // included) ahead of the instruction that uses it: a warp's registers are
   // rarely still cached when it issues again (docs/performance.md).
   void prefetch_register(size_t abs) const {

@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "gpumux/ptx/cfg.h"
-#include "gpumux/ptx/inst_info.h"
+#include "gpumux/ptx/liveness.h"
 
 namespace gpumux::ptx {
 
@@ -96,30 +96,6 @@ class LiveSet {
   uint32_t count_ = 0;
 };
 
-void operand_regs(const Operand& o, std::vector<uint32_t>& out) {
-  switch (o.kind) {
-    case OperandKind::Reg: out.push_back(o.reg); break;
-    case OperandKind::Addr:
-      if (o.reg != kNoReg) out.push_back(o.reg);
-      break;
-    case OperandKind::Vec:
-      for (unsigned k = 0; k < o.vcount; ++k)
-        if (o.vec[k] != kNoReg) out.push_back(o.vec[k]);
-      break;
-    default: break;
-  }
-}
-
-// Registers an instruction reads and writes (predicates excluded).
-void uses_and_defs(const Instruction& in, std::vector<uint32_t>& uses, std::vector<uint32_t>& defs) {
-  uses.clear();
-  defs.clear();
-  const bool dest = has_destination(in);
-  for (unsigned i = 0; i < in.nops; ++i) operand_regs(in.ops[i], i == 0 && dest ? defs : uses);
-  for (const Operand& o : in.call_args) operand_regs(o, uses);
-  for (const Operand& o : in.call_rets) operand_regs(o, defs);
-}
-
 // Live registers of one function: per instruction, the 32-bit register units
 // live before it (what a context switch at that pc must keep), and the peak
 // over the function including results written but never read.
@@ -134,45 +110,13 @@ Liveness analyse_liveness(const Function& f) {
   if (f.insts.empty() || f.num_regs == 0) return out;
   std::vector<uint8_t> units(f.num_regs);
   for (uint32_t r = 0; r < f.num_regs; ++r) units[r] = type_size(f.reg_types[r]) > 4 ? 2 : 1;
-  const Cfg g = build_cfg(f);
-  const size_t nb = g.blocks.size(), words = (f.num_regs + 63) / 64;
-
-  // Upward-exposed uses and unconditional definitions per block.
-  std::vector<std::vector<uint64_t>> gen(nb, std::vector<uint64_t>(words, 0)), kill = gen;
+  const BlockLiveness bl = block_liveness(f);
+  const Cfg& g = bl.cfg;
   std::vector<uint32_t> uses, defs;
-  auto set = [](std::vector<uint64_t>& s, uint32_t r) { s[r / 64] |= uint64_t(1) << (r % 64); };
-  auto test = [](const std::vector<uint64_t>& s, uint32_t r) { return (s[r / 64] >> (r % 64)) & 1; };
-  for (size_t b = 0; b < nb; ++b) {
-    for (uint32_t i = g.blocks[b].begin; i < g.blocks[b].end; ++i) {
-      uses_and_defs(f.insts[i], uses, defs);
-      for (uint32_t r : uses)
-        if (!test(kill[b], r)) set(gen[b], r);
-      if (f.insts[i].guard == kNoReg)
-        for (uint32_t r : defs) set(kill[b], r);
-    }
-  }
-  // live_in = gen | (live_out & ~kill), iterated to a fixed point.
-  std::vector<std::vector<uint64_t>> live_in(nb, std::vector<uint64_t>(words, 0)), live_out = live_in;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t b = nb; b-- > 0;) {
-      std::vector<uint64_t>& lo = live_out[b];
-      for (uint32_t s : g.blocks[b].succs)
-        if (s != g.exit())
-          for (size_t w = 0; w < words; ++w) lo[w] |= live_in[s][w];
-      for (size_t w = 0; w < words; ++w) {
-        uint64_t in = gen[b][w] | (lo[w] & ~kill[b][w]);
-        if (in != live_in[b][w]) {
-          live_in[b][w] = in;
-          changed = true;
-        }
-      }
-    }
-  }
   // Walk each block backwards from its live-out set.
-  for (size_t b = 0; b < nb; ++b) {
+  for (size_t b = 0; b < g.blocks.size(); ++b) {
     LiveSet live(f.num_regs, units);
-    live.words() = live_out[b];
+    live.words() = bl.live_out[b];
     live.recount();
     for (uint32_t i = g.blocks[b].end; i-- > g.blocks[b].begin;) {
       const Instruction& in = f.insts[i];

@@ -185,6 +185,9 @@ ModuleTiming::ModuleTiming(const exec::LoadedModule& m, const SmParams& p) {
       if (in.guard != ptx::kNoReg) src.push_back({in.guard, true});
       if (has_dst) add_operand_regs(in.ops[0], dst);
       if (in.pred_dst2 != ptx::kNoReg) dst.push_back({in.pred_dst2, true});
+      for (std::vector<RegRef>* refs : {&src, &dst})
+        for (RegRef& r : *refs)
+          if (!r.pred) r.slot = m.register_slot(uint32_t(f), r.index);
       t.regs = uint32_t(pool_.size());
       t.num_src = uint8_t(src.size());
       t.num_dst = uint8_t(dst.size());

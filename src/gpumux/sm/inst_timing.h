@@ -23,8 +23,9 @@ const char* unit_name(Unit u);
 // A register operand for the scoreboard: an index in the current frame's
 // registers, or in its predicates.
 struct RegRef {
-  uint16_t index = 0;
+  uint16_t index = 0;  // PTX register (scoreboard, operand banks)
   bool pred = false;
+  uint16_t slot = 0;   // where the warp stores it (exec::LoadedModule::register_slot)
 };
 
 enum class InstKind : uint8_t {

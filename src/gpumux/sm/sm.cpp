@@ -286,7 +286,7 @@ void Sm::compute_ready(WarpSlot& w, Cycle) {
     for (RegRef reg : refs) {
       const std::vector<Cycle>& v = reg.pred ? w.pred_ready : w.reg_ready;
       size_t abs = (reg.pred ? pred_base : reg_base) + reg.index;
-      if (!reg.pred) xw.prefetch_register(abs);
+      if (!reg.pred) xw.prefetch_register(size_t(f.slot_base) + reg.slot);
       Cycle c = abs < v.size() ? v[abs] : 0;
       mem |= c == kNever;
       r = std::max(r, c);
