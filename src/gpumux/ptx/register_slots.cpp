@@ -36,7 +36,7 @@ class Interference {
     set(a, b);
     set(b, a);
   }
-  // Adds a -- r for every r in `live` (a's row at once, the other rows bit by bit).
+  // Adds a -- r for every r in `live`.
   void add_all(uint32_t a, const RegBits& live) {
     for (size_t w = 0; w < words_; ++w)
       for (uint64_t m = live[w]; m; m &= m - 1) add(a, uint32_t(w * 64 + unsigned(std::countr_zero(m))));
