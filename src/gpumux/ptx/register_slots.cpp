@@ -9,22 +9,15 @@ namespace gpumux::ptx {
 
 namespace {
 
-// Registers an instruction may read in lanes that do not execute it: shfl's
-// and redux's source (and match's, kept alike) over the member lanes; every
-// operand of the warp-wide tensor instructions.
-void cross_lane_reads(const Instruction& in, std::vector<uint32_t>& out) {
-  out.clear();
-  std::vector<uint32_t> defs;
-  switch (in.op) {
-    case Opcode::Shfl: case Opcode::Redux: case Opcode::Match:
-      if (in.nops > 1 && in.ops[1].kind == OperandKind::Reg) out.push_back(in.ops[1].reg);
-      break;
-    case Opcode::Mma: case Opcode::Ldmatrix: case Opcode::Wmma:
-      uses_and_defs(in, out, defs);
-      out.insert(out.end(), defs.begin(), defs.end());
-      break;
-    default: break;
-  }
+// Instructions that may read a register in lanes that do not execute them:
+// every register of the warp-wide tensor instructions; the source (ops[1])
+// of shfl and redux over the member lanes, and of match, kept alike.
+bool reads_all_registers_across_lanes(Opcode op) {
+  return op == Opcode::Mma || op == Opcode::Ldmatrix || op == Opcode::Wmma;
+}
+bool reads_source_across_lanes(const Instruction& in) {
+  return (in.op == Opcode::Shfl || in.op == Opcode::Redux || in.op == Opcode::Match) && in.nops > 1 &&
+         in.ops[1].kind == OperandKind::Reg;
 }
 
 // Symmetric interference relation as a bit matrix, one row per register.
@@ -66,14 +59,18 @@ RegisterSlots assign_register_slots(const Function& f) {
   const BlockLiveness bl = block_liveness(f);
   Interference g(n);
   std::vector<char> own(n, 0);  // registers that keep a slot of their own
-  std::vector<uint32_t> uses, defs, cross;
+  std::vector<uint32_t> uses, defs;
   for (size_t b = 0; b < bl.cfg.blocks.size(); ++b) {
     RegBits live = bl.live_out[b];
     for (uint32_t i = bl.cfg.blocks[b].end; i-- > bl.cfg.blocks[b].begin;) {
       const Instruction& in = f.insts[i];
       uses_and_defs(in, uses, defs);
-      cross_lane_reads(in, cross);
-      for (uint32_t r : cross) own[r] = 1;
+      if (reads_all_registers_across_lanes(in.op)) {
+        for (uint32_t r : uses) own[r] = 1;
+        for (uint32_t r : defs) own[r] = 1;
+      } else if (reads_source_across_lanes(in)) {
+        own[in.ops[1].reg] = 1;
+      }
       for (uint32_t d : defs) {
         g.add_all(d, live);  // a dead result is still written
         for (uint32_t e : defs) g.add(d, e);
@@ -89,7 +86,7 @@ RegisterSlots assign_register_slots(const Function& f) {
   RegisterSlots s;
   s.slot.assign(n, 0);
   std::vector<char> slot_own;
-  std::vector<uint32_t> taken;  // slot -> last register that found it taken
+  std::vector<uint32_t> taken;  // slot -> r + 1 while placing r, if a neighbour of r holds it
   for (uint32_t r = 0; r < n; ++r) {
     const uint64_t* row = g.row(r);
     for (size_t w = 0; w * 64 < r; ++w)
