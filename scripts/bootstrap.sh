@@ -6,7 +6,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 packages=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev
-          libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev libzstd-dev clang
+          libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev libzstd-dev liblzma-dev zlib1g-dev clang
           libclang-rt-14-dev python3
           # studies: report figures and page, its check in a browser, Slurm sweeps
           python3-matplotlib python3-jinja2 chromium slurm-wlm munge)

@@ -135,6 +135,35 @@ TEST(ExperimentCli, PrioritiesAndCpuGapsReachTheResults) {
   fs::remove_all(out);
 }
 
+// A trace application (mixes' { trace = "DIR" }) runs alone for its baseline
+// and in every mix, its results rows name it "trace:<name>" with no input size.
+TEST(ExperimentCli, TraceApplicationsRunInStudies) {
+  fs::path out = fs::path(testing::TempDir()) / "experiment-cli-trace";
+  fs::remove_all(out);
+  std::string log;
+  fs::path study = fs::path(GPUMUX_SOURCE_DIR) / "tests/experiments/fixtures/trace-study";
+  ASSERT_EQ(run_gpumux("experiment run " + study.string() + " --scale quick --jobs 2 --out " + out.string(), log), 0)
+      << log;
+  EXPECT_NE(log.find("5 runs, 5 to do"), std::string::npos) << log;  // 2 alone, 3 policies
+  Csv csv(slurp(out / "results.csv"));
+  size_t trace_rows = 0;
+  const size_t benchmark = size_t(std::find(csv.names.begin(), csv.names.end(), "benchmark") - csv.names.begin());
+  const size_t size = size_t(std::find(csv.names.begin(), csv.names.end(), "size") - csv.names.begin());
+  const size_t passed = size_t(std::find(csv.names.begin(), csv.names.end(), "passed") - csv.names.begin());
+  for (const auto& row : csv.rows) {
+    if (row.at(benchmark) != "trace:vx") continue;
+    ++trace_rows;
+    EXPECT_EQ(row.at(size), "trace");
+    EXPECT_EQ(row.at(passed), "1");
+    EXPECT_GE(csv.number(row, "ntt"), 1.0);
+  }
+  EXPECT_EQ(trace_rows, 3u);
+  EXPECT_NE(slurp(out / "isolated.csv").find("trace:vx"), std::string::npos);
+  ASSERT_EQ(run_gpumux("experiment check " + out.string(), log), 0) << log;
+  EXPECT_NE(log.find("2 of 2 trends hold"), std::string::npos) << log;
+  fs::remove_all(out);
+}
+
 // [run] ipc_window reaches the mix runs: each app's IPC per window is a list
 // cell, and a lines figure with x = "window" draws it over the window index.
 TEST(ExperimentCli, IpcSeriesReachTheResultsAndALinesFigureOverWindows) {

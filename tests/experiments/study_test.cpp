@@ -132,7 +132,15 @@ TEST(ExperimentStudy, MixAppsPrioritiesAndCpuGapsErrors) {
             "s.toml:5: sweep.mixes.cpu_gap_us: -2 is outside [0, 1e6] microseconds");
   EXPECT_EQ(with("benchmark = \"pc\",", "benchmark = \"nope\","),
             "s.toml:5: sweep.mixes.benchmark: unknown benchmark 'nope' (see gpumux list)");
-  EXPECT_EQ(with("benchmark = \"pc\",", ""), "s.toml:5: sweep.mixes.benchmark: missing");
+  const std::string one_of =
+      "s.toml:5: sweep.mixes.benchmark: give one of 'benchmark' (the workload library) or 'trace' (an Accel-Sim "
+      "trace folder)";
+  EXPECT_EQ(with("benchmark = \"pc\",", ""), one_of);
+  EXPECT_EQ(with("benchmark = \"pc\",", "benchmark = \"pc\", trace = \"t\","), one_of);
+  EXPECT_NE(with("benchmark = \"pc\",", "trace = \"no-such-folder\",")
+                .find("s.toml:5: sweep.mixes.trace: "),
+            std::string::npos);
+  EXPECT_NE(with("benchmark = \"pc\",", "trace = \"no-such-folder\",").find("no kernelslist.g"), std::string::npos);
   EXPECT_EQ(with("\"vecadd\"]]", "3]]"),
             "s.toml:5: sweep.mixes: expected benchmark names or { benchmark = \"...\", priority = ..., ... } tables");
   EXPECT_EQ(with("priorities = false", "priorities = \"no\""),

@@ -109,6 +109,64 @@ TEST(AccelsimReader, LineInfoPrefix) {
   EXPECT_EQ(parse_kernel_trace(text, "k").replay.streams[3].size(), 1u);
 }
 
+// The forms the NVBit tracer itself writes: version 5's immediate at the end
+// of every line, a memory instruction no lane executed (base and stride
+// still written), source lines in the raw layout after the TB and warp,
+// Hopper's cluster lines in a TB.
+TEST(AccelsimReader, TracerVersion5LineForms) {
+  std::string text = kHeader;
+  text += "#BEGIN_TB\nthread block = 0,0,0\ncluster id = 0,0,0\ncluster rank = 0\nwarp = 0\ninsts = 6\n"
+          "0000 ffffffff 1 R1 S2R 0 0 0 \n"
+          "0010 00000003 1 R2 LDG.E.64 1 R4 8 1 0x7f0012340000 8 0 \n"
+          "0020 00000005 0 STS 2 R1 R3 4 2 0x10 8 0 \n"
+          "0060 00000000 1 R5 LDG.E 1 R4 4 1 0x0 0 0 \n"
+          "0070 ffffffff 0 DEPBAR.LE 0 0 1 \n"
+          "0040 ffffffff 0 EXIT 0 0 0 \n"
+          "warp = 1\ninsts = 1\n0040 000000ff 0 EXIT 0 0 0 \n#END_TB\n";
+  text += tb(1);
+  const TraceKernel k = parse_kernel_trace(text, "k");
+  const std::vector<exec::ReplayLine>& w0 = k.replay.streams[0];
+  ASSERT_EQ(w0.size(), 6u);
+  EXPECT_EQ(w0[1].bytes, 8u);
+  EXPECT_EQ(k.replay.addrs[w0[1].addr + 1], 0x7f0012340008u & ((uint64_t(1) << 39) - 1));
+  EXPECT_EQ(k.replay.addrs[w0[2].addr + 1], 0x18u);  // base 0x10, delta 8 (not the immediate)
+  EXPECT_EQ(w0[3].mask, 0u);
+  std::string extra = text;
+  extra.replace(extra.find("0 DEPBAR.LE 0 0 1 "), 18, "0 DEPBAR.LE 0 0 1 7");
+  EXPECT_THROW(parse_kernel_trace(extra, "k"), LoadError);
+
+  // Raw layout with source lines: "x y z warp line PC ...".
+  std::string raw = kHeader;
+  raw.replace(raw.find("-enable lineinfo = 0"), 20, "-enable lineinfo = 1");
+  raw.replace(raw.find("-grid dim = (2,1,1)"), 19, "-grid dim = (1,1,1)");
+  raw.replace(raw.find("-block dim = (40,1,1)"), 21, "-block dim = (32,1,1)");
+  raw += "0 0 0 0 31 0000 ffffffff 1 R1 S2R 0 0 0 \n0 0 0 0 32 0010 ffffffff 0 EXIT 0 0 0 \n";
+  EXPECT_EQ(parse_kernel_trace(raw, "k").replay.streams[0].size(), 2u);
+}
+
+// Before tracer version 3 (and in a file that names no version, as Accel-Sim
+// reads it) every line of the grouped layout repeats its TB and warp.
+TEST(AccelsimReader, OldGroupedLayoutRepeatsTbAndWarp) {
+  std::string h = kHeader;
+  h.replace(h.find("-accelsim tracer version = 5\n"), 29, "-accelsim tracer version = 2\n");
+  auto old_tb = [](unsigned x, unsigned second_warp) {
+    const std::string p = std::to_string(x) + " 0 0 ";
+    return "#BEGIN_TB\nthread block = " + std::to_string(x) + ",0,0\nwarp = 0\ninsts = 2\n" + p +
+           "0 0000 ffffffff 1 R1 S2R 0 0\n" + p + "0 0010 ffffffff 0 EXIT 0 0\nwarp = 1\ninsts = 1\n" + p +
+           std::to_string(second_warp) + " 0010 000000ff 0 EXIT 0 0\n#END_TB\n";
+  };
+  EXPECT_EQ(parse_kernel_trace(h + old_tb(0, 1) + old_tb(1, 1), "k").replay.streams[2].size(), 2u);
+  std::string unversioned = h;
+  unversioned.erase(unversioned.find("-accelsim tracer version = 2\n"), 29);
+  EXPECT_EQ(parse_kernel_trace(unversioned + old_tb(0, 1) + old_tb(1, 1), "k").replay.streams[3].size(), 1u);
+  try {
+    parse_kernel_trace(h + old_tb(0, 1) + old_tb(1, 0), "k");
+    ADD_FAILURE();
+  } catch (const LoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("the line's warp is not 1"), std::string::npos) << e.what();
+  }
+}
+
 void expect_error(const std::string& text, const std::string& where_what) {
   try {
     parse_kernel_trace(text, "k.traceg");

@@ -36,7 +36,7 @@ TEST(TraceReplay, HandWrittenFolderRunsEveryLine) {
 TEST(TraceReplay, BarriersAndPartialExits) {
   const std::string text =
       "-kernel name = b\n-grid dim = (1,1,1)\n-block dim = (64,1,1)\n-shmem = 0\n-nregs = 8\n"
-      "-binary version = 80\n\n#BEGIN_TB\nthread block = 0,0,0\n"
+      "-binary version = 80\n-accelsim tracer version = 4\n\n#BEGIN_TB\nthread block = 0,0,0\n"
       "warp = 0\ninsts = 3\n0000 0000ffff 0 EXIT 0 0\n0010 ffff0000 0 BAR.SYNC 0 0\n0020 ffff0000 0 EXIT 0 0\n"
       "warp = 1\ninsts = 3\n0040 ffffffff 1 R1 IADD3 0 0\n0010 ffffffff 0 BAR.SYNC 0 0\n0020 ffffffff 0 EXIT 0 0\n"
       "#END_TB\n";

@@ -122,8 +122,11 @@ class Planner {
     for (const MixApp& a : mix) {
       // Every application of a mix uses the mix's seed, so that each benchmark
       // has one isolated baseline per seed whatever its position.
-      r.sizes.push_back(sizes.of(a.benchmark));
-      toml::table app{{"benchmark", a.benchmark}, {"size", r.sizes.back()}, {"seed", int64_t(seed)}};
+      // A trace application replays what was recorded: no input size or seed.
+      r.sizes.push_back(a.trace.empty() ? sizes.of(a.benchmark) : "trace");
+      toml::table app = a.trace.empty() ? toml::table{{"benchmark", a.benchmark}, {"size", r.sizes.back()},
+                                                      {"seed", int64_t(seed)}}
+                                        : toml::table{{"trace", a.trace}, {"name", a.benchmark.substr(6)}};
       for (const auto& [key, value] : a.options)
         if (policy.priorities || key.str() != "priority") app.insert(key, value);
       if (double gap = s_.sweep.cpu_gaps.of(a.benchmark); gap > 0 && !app.contains("cpu_gap_us"))
@@ -144,15 +147,17 @@ class Planner {
     r.task.label = fmt::format("{} seed {}", label, seed);
     r.task.wave = alone ? 0 : 1;
 
-    std::string config_dump;
+    std::string config_dump, traces;
     try {
-      multitask::parse_workload(r.workload_toml, r.task.label, s_.dir);
+      // A trace application is keyed by its folder's contents too, not only its path.
+      for (const multitask::AppSpec& a : multitask::parse_workload(r.workload_toml, r.task.label, s_.dir).apps)
+        if (a.trace) traces += a.identity() + "\n";
       config_dump = dump_of(set);
     } catch (const std::exception& e) {
       throw LoadError(fmt::format("{}: run '{}': {}", s_.file.string(), r.task.label, e.what()));
     }
-    r.key_text = fmt::format("gpumux experiment run v1\nbuild {}\nworkload\n{}\nconfig\n{}", multitask::build_id(),
-                             r.workload_toml, config_dump);
+    r.key_text = fmt::format("gpumux experiment run v1\nbuild {}\nworkload\n{}\nconfig\n{}{}", multitask::build_id(),
+                             r.workload_toml, config_dump, traces.empty() ? "" : "\ntraces\n" + traces);
     r.task.key = fmt::format("{:016x}", multitask::fnv1a64(r.key_text));
     r.task.dir = out_ / "runs" / r.task.key;
     return r;

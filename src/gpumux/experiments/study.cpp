@@ -12,6 +12,7 @@
 #include "gpumux/core/strict_toml.h"
 #include "gpumux/frontend/sharing_policy.h"
 #include "gpumux/gpu/gpu.h"
+#include "gpumux/multitask/trace_program.h"
 #include "gpumux/multitask/workload_file.h"
 #include "workload.h"
 
@@ -79,9 +80,11 @@ PolicyChoice policy_choice(StrictTable& t, const toml::node& e) {
   return p;
 }
 
-// A mix entry: a benchmark name, or a table with `benchmark` and the options
-// of multitask::read_app_options, stored typed so that equal values print alike.
-MixApp mix_app(StrictTable& t, const toml::node& e) {
+// A mix entry: a benchmark name, or a table with `benchmark` (or `trace`, an
+// Accel-Sim trace folder relative to the study, with an optional `name`) and
+// the options of multitask::read_app_options, stored typed so that equal
+// values print alike.
+MixApp mix_app(StrictTable& t, const toml::node& e, const std::filesystem::path& dir) {
   if (auto name = e.value_exact<std::string>()) {
     if (!workloads::find_workload(*name)) t.fail(e, "mixes", fmt::format("unknown benchmark '{}' (see gpumux list)", *name));
     return {*name, {}};
@@ -90,10 +93,25 @@ MixApp mix_app(StrictTable& t, const toml::node& e) {
   if (!et) t.fail(e, "mixes", "expected benchmark names or { benchmark = \"...\", priority = ..., ... } tables");
   StrictTable at(*et, t.qualified("mixes"), t.file());
   MixApp a;
-  a.benchmark = at.get<std::string>("benchmark", "a benchmark name").value_or("");
-  if (a.benchmark.empty()) at.fail(e, "benchmark", "missing");
-  if (!workloads::find_workload(a.benchmark))
-    at.fail(*at.node("benchmark"), "benchmark", fmt::format("unknown benchmark '{}' (see gpumux list)", a.benchmark));
+  auto benchmark = at.get<std::string>("benchmark", "a benchmark name");
+  auto trace = at.get<std::string>("trace", "an Accel-Sim trace folder");
+  if (benchmark.has_value() == trace.has_value())
+    at.fail(e, "benchmark", "give one of 'benchmark' (the workload library) or 'trace' (an Accel-Sim trace folder)");
+  if (trace) {
+    const std::filesystem::path folder = std::filesystem::absolute(dir / *trace).lexically_normal();
+    try {
+      multitask::load_trace_program(folder);
+    } catch (const LoadError& x) {
+      at.fail(*at.node("trace"), "trace", x.what());
+    }
+    a.trace = folder.string();
+    const std::string base = folder.has_filename() ? folder.filename().string() : folder.parent_path().filename().string();
+    a.benchmark = "trace:" + at.get<std::string>("name", "a name for the trace application").value_or(base);
+  } else {
+    a.benchmark = *benchmark;
+    if (!workloads::find_workload(a.benchmark))
+      at.fail(*at.node("benchmark"), "benchmark", fmt::format("unknown benchmark '{}' (see gpumux list)", a.benchmark));
+  }
   multitask::AppSpec spec;
   multitask::read_app_options(at, spec);
   at.finish();
@@ -170,7 +188,7 @@ std::vector<QosGoalSweep> qos_goal_sweeps(StrictTable& t, const toml::node& n) {
 }
 
 // Applies the keys present in `t` ([sweep] or a [scale.*] table) to `s`.
-void read_sweep(StrictTable& t, Sweep& s) {
+void read_sweep(StrictTable& t, Sweep& s, const std::filesystem::path& dir) {
   if (const toml::node* n = t.node("size")) s.size = sizes(t, *n);
   if (t.node("set")) s.set = strings(t, "set");
   if (const toml::node* n = t.node("seeds")) {
@@ -230,7 +248,7 @@ void read_sweep(StrictTable& t, Sweep& s) {
       const toml::array* mix = e.as_array();
       if (!mix || mix->empty()) t.fail(e, "mixes", "expected arrays of benchmark names or tables");
       Mix m;
-      for (const auto& b : *mix) m.push_back(mix_app(t, b));
+      for (const auto& b : *mix) m.push_back(mix_app(t, b, dir));
       s.mixes.push_back(std::move(m));
     }
   }
@@ -384,7 +402,7 @@ std::string mix_label(const Mix& mix) {
 int MixApp::priority() const { return int(options["priority"].value_or(int64_t(0))); }
 
 MixApp MixApp::alone() const {
-  MixApp a{benchmark, {}};
+  MixApp a{benchmark, {}, trace};
   if (const toml::node* gap = options.get("cpu_gap_us")) a.options.insert("cpu_gap_us", *gap->value<double>());
   return a;
 }
@@ -416,7 +434,7 @@ Study parse_study(std::string_view text, const std::string& name, const std::fil
   const toml::node* sw = top.node("sweep");
   if (!sw) throw LoadError(fmt::format("{}: no [sweep] table: a study needs mixes and policies", name));
   StrictTable st(as_table(top, "sweep", *sw), "sweep", name);
-  read_sweep(st, s.sweep);
+  read_sweep(st, s.sweep, dir);
   st.finish();
 
   const toml::node* sc = top.node("scale");
@@ -430,7 +448,7 @@ Study parse_study(std::string_view text, const std::string& name, const std::fil
   for (const auto& [k, n] : ordered) {
     StrictTable t(as_table(scales, k, *n), "scale." + k, name);
     Sweep patched = s.sweep;
-    read_sweep(t, patched);  // every scale is validated, the selected one kept
+    read_sweep(t, patched, dir);  // every scale is validated, the selected one kept
     t.finish();
     s.scales.push_back(k);
     if (k == scale) s.sweep = patched;

@@ -60,8 +60,9 @@ struct PolicyChoice {
 // for it (multitask::read_app_options: priority, arrival_cycle, qos_goal,
 // cpu_gap_us), copied into the run's workload.
 struct MixApp {
-  std::string benchmark;
+  std::string benchmark;  // a library benchmark, or "trace:<name>" for a trace application
   toml::table options;
+  std::string trace{};    // the trace application's Accel-Sim folder (absolute); empty for a benchmark
   // The benchmark with its options, if any: "sgemm[cpu_gap_us=5;priority=1]".
   std::string label() const;
   int priority() const;  // as the mix gives it (0 when absent)

@@ -2,15 +2,14 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "gpumux/core/error.h"
 #include "gpumux/core/popcount.h"
+#include "gpumux/trace/trace_file.h"
 
 namespace gpumux::trace {
 
@@ -24,14 +23,6 @@ constexpr uint64_t kMaxAddresses = uint64_t(1) << 32;  // ReplayLine::addr is 32
 // (sm/device_addresses.h), low bits (lines, sectors, channels) unchanged.
 constexpr uint64_t kGlobalAddressMask = (uint64_t(1) << 39) - 1;
 constexpr uint32_t kNoRegister = UINT32_MAX;
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw LoadError(fmt::format("{}: cannot open trace file", p.string()));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(uint8_t(s.front()))) s.remove_prefix(1);
@@ -244,6 +235,7 @@ class KernelParser {
       uint64_t tb = UINT64_MAX;
       std::vector<exec::ReplayLine>* s = nullptr;
       uint64_t expected = 0, warp = 0;
+      std::array<uint32_t, 3> coords{};
       for (;;) {
         if (!lines_.next(line)) lines_.fail("the file ends inside a TB (no #END_TB): truncated trace");
         if (line.empty() || (line[0] == '#' && line != "#END_TB")) continue;
@@ -255,8 +247,10 @@ class KernelParser {
         }
         if (line.starts_with("thread block")) {
           if (tb != UINT64_MAX) lines_.fail("a second 'thread block' line in one TB");
-          std::array<uint32_t, 3> c = parse_dim(value_of(line), lines_, "thread block", 0);
-          tb = begin_tb({c[0], c[1], c[2]});
+          coords = parse_dim(value_of(line), lines_, "thread block", 0);
+          tb = begin_tb({coords[0], coords[1], coords[2]});
+        } else if (line.starts_with("cluster") && !s) {
+          // Hopper clusters ("cluster id", "cluster cta", "cluster rank"): not modelled.
         } else if (line.starts_with("warp")) {
           if (tb == UINT64_MAX) lines_.fail("'warp' before 'thread block'");
           warp = parse_number(value_of(line), lines_, "warp", UINT32_MAX);
@@ -270,6 +264,16 @@ class KernelParser {
           if (!s) lines_.fail(fmt::format("instruction line before 'warp = I': '{}'", line));
           if (s->size() == expected) lines_.fail(fmt::format("more than the {} instructions of warp {}", expected, warp));
           Fields f(line, lines_);
+          if (k_.header.tracer_version < 3) {
+            // Tracer versions before 3 (or a file that names none, as Accel-Sim reads it)
+            // repeat the TB and warp in front of every line: they must agree.
+            for (uint32_t x : coords)
+              if (f.number("thread block coordinate", 10, UINT32_MAX) != x)
+                lines_.fail(fmt::format("the line's thread block is not this TB's ({},{},{}); a file of tracer "
+                                        "version {} has 'x y z warp' before each line",
+                                        coords[0], coords[1], coords[2], k_.header.tracer_version));
+            if (f.number("warp", 10, UINT32_MAX) != warp) lines_.fail(fmt::format("the line's warp is not {}", warp));
+          }
           if (k_.header.lineinfo) f.number("source line", 10, UINT32_MAX);
           instruction(f, *s);
         }
@@ -290,6 +294,7 @@ class KernelParser {
       const uint64_t tb = tb_index(c);
       tb_seen_[tb] = true;
       const uint64_t warp = f.number("warp", 10, UINT32_MAX);
+      if (k_.header.lineinfo) f.number("source line", 10, UINT32_MAX);
       instruction(f, stream(tb, warp));
     } while (lines_.next(line));
   }
@@ -352,6 +357,9 @@ class KernelParser {
     r.pc = it->second;
     if (width) addresses(f, r, info, width);
     else if (info.space == ptx::Space::Const && r.mask) const_access(r);
+    // Tracer version 5 ends every line with the instruction's immediate
+    // (DEPBAR's count); it does not change the timing here.
+    if (!f.done()) f.signed_number("immediate");
     if (!f.done()) lines_.fail("unexpected fields after the instruction");
     s.push_back(r);
   }
@@ -377,7 +385,9 @@ class KernelParser {
     const uint64_t mode = f.number("address mode", 10, 2);
     if (!is_memory(info)) lines_.fail("addresses on an instruction that is not a memory access");
     if (n == 0) {
-      if (!f.done()) lines_.fail("addresses on an instruction no lane executed");
+      // No lane executed it: the tracer still writes a base (and a stride).
+      if (mode != 0) f.number("address", 16, UINT64_MAX);
+      if (mode == 1) f.signed_number("stride");
       return;
     }
     r.space = info.space;
@@ -478,7 +488,7 @@ TraceList read_trace_list(const std::filesystem::path& dir) {
   for (const char* name : {"kernelslist.g", "kernelslist"}) {
     const std::filesystem::path p = dir / name;
     if (!std::filesystem::exists(p)) continue;
-    TraceList l = parse_trace_list(read_file(p), p.string());
+    TraceList l = parse_trace_list(read_trace_file(p), p.string());
     l.dir = dir;
     l.list_file = name;
     return l;
@@ -491,10 +501,7 @@ TraceKernel parse_kernel_trace(std::string_view text, const std::string& name) {
 }
 
 TraceKernel read_kernel_trace(const std::filesystem::path& file) {
-  if (file.extension() == ".xz" || file.extension() == ".gz" || file.extension() == ".zst")
-    throw LoadError(fmt::format("{}: compressed kernel traces are not read; decompress the folder first",
-                                file.string()));
-  return parse_kernel_trace(read_file(file), file.string());
+  return parse_kernel_trace(read_trace_file(file), file.string());
 }
 
 }  // namespace gpumux::trace

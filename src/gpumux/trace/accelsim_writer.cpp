@@ -128,7 +128,7 @@ void AccelsimTraceWriter::on_launch_begin(const runtime::Context&, runtime::Stre
       "-shmem base_addr = 0x{:016x}\n-local mem base_addr = 0x{:016x}\n"
       "-nvbit version = none (gpumux)\n-accelsim tracer version = {}\n-enable lineinfo = 0\n\n"
       "#traces format = PC mask dest_num [reg_dests] opcode src_num [reg_srcs] mem_width "
-      "[adrrescompress?] [mem_addresses]\n\n",
+      "[adrrescompress?] [mem_addresses] immediate\n\n",
       g.function().name, kernel_id_, g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1],
       g.block[2], kl.shared.dynamic_offset + g.dyn_smem, kl.resources.registers, kBinaryVersion,
       s.id, exec::kSharedWindow, exec::kLocalWindow, kTracerVersion);
@@ -170,7 +170,7 @@ void AccelsimTraceWriter::on_instruction(const exec::Warp& w, const ptx::Instruc
   } else {
     s += " 0";
   }
-  s += '\n';
+  s += " 0\n";  // version 5's immediate (DEPBAR's count): no PTX instruction has one
   ++warp_insts_[w.index()];
 }
 

@@ -1,0 +1,3 @@
+MemcpyHtoD,0x00007f2a40000000,1024
+MemcpyHtoD,0x00007f2a40001000,1024
+kernel-1.traceg.xz
