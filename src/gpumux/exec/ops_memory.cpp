@@ -166,10 +166,10 @@ void ld(StepContext& c, const ptx::Instruction& in) {
     const uint64_t align = gpumux::has_single_bit(total) ? total - 1 : 0;
     uint64_t addrs[kWarpSize];
     bool ok = true;
-    for_each_lane(c.mask, [&](unsigned lane) {
+    for_lanes(c.mask, [&](unsigned lane) {
       uint64_t addr = a.lane(c, lane);
       addrs[lane] = addr;
-      ok &= (addr & align) == 0 && addr + total <= size && addr + total >= addr;
+      ok &= ((addr & align) == 0) & (addr + total <= size) & (addr + total >= addr);
     });
     if (ok) {
       if (rec && c.mask) {
@@ -179,7 +179,7 @@ void ld(StepContext& c, const ptx::Instruction& in) {
         m.is_store = false;
         m.is_atomic = false;
         m.mask |= c.mask;
-        for_each_lane(c.mask, [&](unsigned lane) { m.addr[lane] = addrs[lane]; });
+        for_lanes(c.mask, [&](unsigned lane) { m.addr[lane] = addrs[lane]; });
       }
       const uint8_t* base = sh.data();
       for (unsigned k = 0; k < n; ++k) {
@@ -189,7 +189,7 @@ void ld(StepContext& c, const ptx::Instruction& in) {
         // The usual element sizes a constant in the lane loop (E = 0: any size).
         auto copy = [&]<unsigned E>() {
           const unsigned e = E ? E : esize;
-          for_each_lane(c.mask, [&](unsigned lane) {
+          for_lanes(c.mask, [&](unsigned lane) {
             dst[lane] = extend(load_bytes(base + addrs[lane] + off, e), e, width, sgn);
           });
         };

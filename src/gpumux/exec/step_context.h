@@ -82,6 +82,17 @@ inline void for_each_lane(uint32_t mask, F&& f) {
   }
 }
 
+// The same, with a full warp as a counted loop (unrolled and vectorised by
+// the compiler) instead of a walk over the mask's bits.
+template <class F>
+inline void for_lanes(uint32_t mask, F&& f) {
+  if (mask == kFullMask) {
+    for (unsigned lane = 0; lane < kWarpSize; ++lane) f(lane);
+  } else {
+    for_each_lane(mask, f);
+  }
+}
+
 // The pure compute handlers (arithmetic, logic, conversion, comparison, mov):
 // returns the handler for `in`, or nullptr with `why` set if the opcode/type
 // combination is not supported. Defined in exec/compute/.
