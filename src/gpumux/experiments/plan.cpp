@@ -126,7 +126,7 @@ class Planner {
       r.sizes.push_back(a.trace.empty() ? sizes.of(a.benchmark) : "trace");
       toml::table app = a.trace.empty() ? toml::table{{"benchmark", a.benchmark}, {"size", r.sizes.back()},
                                                       {"seed", int64_t(seed)}}
-                                        : toml::table{{"trace", a.trace}, {"name", a.benchmark.substr(6)}};
+                                        : toml::table{{"trace", a.trace}, {"name", a.benchmark.substr(kTracePrefix.size())}};
       for (const auto& [key, value] : a.options)
         if (policy.priorities || key.str() != "priority") app.insert(key, value);
       if (double gap = s_.sweep.cpu_gaps.of(a.benchmark); gap > 0 && !app.contains("cpu_gap_us"))

@@ -98,15 +98,15 @@ MixApp mix_app(StrictTable& t, const toml::node& e, const std::filesystem::path&
   if (benchmark.has_value() == trace.has_value())
     at.fail(e, "benchmark", "give one of 'benchmark' (the workload library) or 'trace' (an Accel-Sim trace folder)");
   if (trace) {
-    const std::filesystem::path folder = std::filesystem::absolute(dir / *trace).lexically_normal();
+    std::shared_ptr<const multitask::TraceProgram> program;
     try {
-      multitask::load_trace_program(folder);
+      program = multitask::load_trace_program(std::filesystem::absolute(dir / *trace));
     } catch (const LoadError& x) {
       at.fail(*at.node("trace"), "trace", x.what());
     }
-    a.trace = folder.string();
-    const std::string base = folder.has_filename() ? folder.filename().string() : folder.parent_path().filename().string();
-    a.benchmark = "trace:" + at.get<std::string>("name", "a name for the trace application").value_or(base);
+    a.trace = program->list.dir.string();  // normalised by the loader, as a workload file names it
+    a.benchmark = std::string(kTracePrefix) + at.get<std::string>("name", "a name for the trace application")
+                                                  .value_or(program->list.dir.filename().string());
   } else {
     a.benchmark = *benchmark;
     if (!workloads::find_workload(a.benchmark))
