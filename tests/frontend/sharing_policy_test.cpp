@@ -33,7 +33,7 @@ std::vector<uint32_t> quotas(const SharingPolicy& p, const sm::KernelInstance& k
 TEST(SharingPolicies, RegistryKnowsEveryPolicyAndRejectsUnknownNames) {
   EXPECT_EQ(sharing_policy_names(),
             (std::vector<std::string>{"fcfs", "spatial-even", "spatial-smart", "smk-even", "smk-drf", "smk-quota",
-                                      "kernel-fcfs", "npq", "ppq", "dss", "spart", "smk-symmetric", "maestro",
+                                      "smk-split", "kernel-fcfs", "npq", "ppq", "dss", "spart", "smk-symmetric", "maestro",
                                       "time-slice", "mps", "warped-slicer", "mig"}));
   for (const std::string& n : sharing_policy_names()) EXPECT_EQ(make_sharing_policy(n)->name(), n);
   try {
@@ -169,6 +169,52 @@ TEST(SharingPolicies, SmkEvenGivesEachKernelItsShareOfEveryResource) {
   act = {{thr.get(), 50, 0}, {shm.get(), 0, 3}};
   p->repartition(act, s.span());
   EXPECT_EQ(p->quota(*thr, 2), 8u);
+}
+
+// smk-split (GPU Maestro's figure 2): app 0's kernels get first_share of every
+// resource while another app's kernel has TBs left, the others the rest.
+TEST(SharingPolicies, SmkSplitGivesTheFirstAppItsShareAndTheOthersTheRest) {
+  Sms s(4);
+  PolicyOptions o;
+  o.first_share = 0.25;
+  auto p = make_sharing_policy("smk-split", o);
+  EXPECT_FALSE(p->exclusive_sms());
+  auto first = kernel(0, 128, 16, 0, 0), other = kernel(1, 256, 16, 0, 1);
+  std::vector<ActiveKernel> act{{first.get(), 50, 0}, {other.get(), 50, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(quotas(*p, *first, s), std::vector<uint32_t>(4, 4u));  // 512 threads / 128
+  EXPECT_EQ(quotas(*p, *other, s), std::vector<uint32_t>(4, 6u));  // 1536 threads / 256
+  // The first app's kernels split its share: 256 threads each.
+  auto first2 = kernel(2, 128, 16, 0, 0);
+  act.push_back({first2.get(), 50, 0});
+  p->repartition(act, s.span());
+  EXPECT_EQ(p->quota(*first, 1), 2u);
+  EXPECT_EQ(p->quota(*first2, 1), 2u);
+  EXPECT_EQ(p->quota(*other, 1), 6u);
+  // A kernel that placed its last TB keeps its share while its TBs run (the
+  // split stays fixed); once it has none, the other group takes the whole SM.
+  act = {{first.get(), 50, 0}, {other.get(), 0, 8}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(p->quota(*first, 0), 4u);
+  act = {{first.get(), 50, 0}, {other.get(), 0, 0}};
+  p->repartition(act, s.span());
+  EXPECT_EQ(p->quota(*first, 0), 16u);
+  EXPECT_EQ(p->quota(*other, 0), 0u);
+  // A share too small for one TB names the policy and the share.
+  o.first_share = 0.1;  // 204 threads
+  auto q = make_sharing_policy("smk-split", o);
+  auto wide = kernel(3, 256, 16, 0, 0);
+  act = {{wide.get(), 50, 0}, {other.get(), 50, 0}};
+  try {
+    q->repartition(act, s.span());
+    FAIL() << "no error";
+  } catch (const PartitionError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("smk-split"), std::string::npos) << m;
+    EXPECT_NE(m.find("10% of each SM"), std::string::npos) << m;
+  }
+  o.first_share = 1.0;
+  EXPECT_THROW(make_sharing_policy("smk-split", o), LoadError);
 }
 
 // smk-symmetric (ISCA'17 3.6): the QoS kernel on every SM, the two non-QoS

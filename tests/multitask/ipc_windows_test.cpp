@@ -107,6 +107,46 @@ TEST(IpcWindowsRun, WindowsSumToEachAppsInstructionsAndLeaveTheRunAlone) {
   EXPECT_NE(t.to_json().dump().find("\"kernel IPC\""), std::string::npos);
 }
 
+// ipc_sm: the windows count one SM's instructions (GPU Maestro's IPC trace
+// within an SM); the SMs' traces add up to the whole GPU's, and the run is unchanged.
+TEST(IpcWindowsRun, OneSmsWindowsCountThatSmOnly) {
+  WorkloadFile w = pinned_pair();
+  w.run.ipc_window = 5000;
+  RunResult whole = run_workload(w, no_baselines());
+  ASSERT_TRUE(whole.ipc_windows);
+  const uint32_t sms = 16;  // gtx980
+  std::vector<uint64_t> summed(2, 0);
+  std::vector<uint64_t> window0(2, 0);
+  size_t sms_with_both = 0;
+  for (uint32_t sm = 0; sm < sms; ++sm) {
+    w.run.ipc_sm = sm;
+    RunResult r = run_workload(w, no_baselines());
+    test::expect_all_passed(r);
+    EXPECT_EQ(r.cycles, whole.cycles) << sm;
+    ASSERT_TRUE(r.ipc_windows);
+    EXPECT_EQ(r.ipc_windows->sm, sm);
+    EXPECT_EQ(r.ipc_windows->ends, whole.ipc_windows->ends);
+    EXPECT_EQ(to_json(*r.ipc_windows)["sm"], sm);
+    for (size_t i = 0; i < 2; ++i) {
+      summed[i] += r.ipc_windows->apps[i].total();
+      window0[i] += r.ipc_windows->apps[i].warp_insts[0];
+    }
+    sms_with_both += r.ipc_windows->apps[0].total() > 0 && r.ipc_windows->apps[1].total() > 0;
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(summed[i], whole.ipc_windows->apps[i].total()) << i;
+    EXPECT_EQ(window0[i], whole.ipc_windows->apps[i].warp_insts[0]) << i;
+  }
+  EXPECT_GT(sms_with_both, 0u);  // smk-even: both kernels share SMs
+  w.run.ipc_sm = sms;
+  try {
+    run_workload(w, no_baselines());
+    FAIL() << "no error";
+  } catch (const LoadError& e) {
+    EXPECT_EQ(std::string(e.what()), "run.ipc_sm = 16: the GPU has 16 SMs (0 to 15)");
+  }
+}
+
 // Demand paging (docs/virtual-memory.md): the windows also sample the faults
 // at the host, which are serviced one at a time, and the timeline draws them.
 TEST(IpcWindowsRun, DemandPagingSamplesFaultsInFlight) {
@@ -216,6 +256,11 @@ TEST(ConvergedRun, BadOptionsAreLoadErrors) {
   EXPECT_DOUBLE_EQ(w.run.convergence.tolerance, 0.03);
   EXPECT_EQ(w.run.convergence.windows, 7u);
   EXPECT_EQ(parse_workload("[run]\nipc_window = 500\n[[app]]\nbenchmark = \"pc\"\n", "w.toml").run.ipc_window, 500u);
+  EXPECT_EQ(error_of("[run]\nipc_sm = 1\n"), "w.toml:2: run.ipc_sm: needs ipc_window (the windows it samples)");
+  EXPECT_NE(error_of(converged + "ipc_sm = 1\n").find("not used with until = \"converged\""), std::string::npos);
+  EXPECT_NE(error_of("[run]\nipc_window = 500\nipc_sm = -1\n").find("run.ipc_sm"), std::string::npos);
+  EXPECT_EQ(parse_workload("[run]\nipc_window = 500\nipc_sm = 3\n[[app]]\nbenchmark = \"pc\"\n", "w.toml").run.ipc_sm,
+            3u);
 }
 
 }  // namespace

@@ -304,6 +304,16 @@ TEST(WorkloadFile, TimeSliceKeys) {
             "w.toml:3: policy.timeslice_us: expected microseconds in (0, 1e6]");
 }
 
+// smk-split: the first app's share of every SM, a fraction in (0, 1), refused with other policies.
+TEST(WorkloadFile, SmkSplitFirstShare) {
+  EXPECT_DOUBLE_EQ(with_policy("name = \"smk-split\"\n").policy_options.first_share, 0.5);
+  EXPECT_DOUBLE_EQ(with_policy("name = \"smk-split\"\nfirst_share = 0.25\n").policy_options.first_share, 0.25);
+  EXPECT_EQ(policy_error("name = \"smk-even\"\nfirst_share = 0.25\n"),
+            "w.toml:3: policy.first_share: only used with policy smk-split, not 'smk-even'");
+  EXPECT_EQ(policy_error("name = \"smk-split\"\nfirst_share = 1.0\n"),
+            "w.toml:3: policy.first_share: expected a fraction in (0, 1)");
+}
+
 // mps: an active-thread percentage per app (100: no limit), refused with other policies.
 TEST(WorkloadFile, MpsActiveThreadPercentage) {
   const std::string apps = "[[app]]\nbenchmark = \"pc\"\nactive_thread_percentage = 25\n"

@@ -116,6 +116,7 @@ class Planner {
     }
     run.insert("max_cycles", alone ? 0 : int64_t(rule.max_cycles));
     if (!alone && rule.ipc_window) run.insert("ipc_window", int64_t(rule.ipc_window));
+    if (!alone && rule.ipc_sm) run.insert("ipc_sm", int64_t(*rule.ipc_sm));
     w.insert("run", run);
     toml::array apps;
     const ByBenchmark<std::string>& sizes = config.size ? *config.size : s_.sweep.size;

@@ -87,6 +87,7 @@ struct WarpedSlicerOptions {
 // Parameters of the policies, from the workload file.
 struct PolicyOptions {
   std::map<uint32_t, uint32_t> tb_quota_by_app;  // smk-quota: TBs per SM per kernel of app id
+  double first_share = 0.5;                      // smk-split: app 0's fraction of every SM resource
   PreemptionOptions preemption;                  // every policy
   bool exclusive = true;  // ppq: lower-priority kernels get no SM while a higher-priority kernel is active
   std::map<uint32_t, uint32_t> tokens_by_app;    // dss: SM tokens per kernel of app id (default: equal shares)

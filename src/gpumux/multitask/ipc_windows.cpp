@@ -14,9 +14,14 @@ double WindowSeries::ipc(const IpcWindows& w, size_t window) const {
 uint64_t WindowSeries::total() const { return std::accumulate(warp_insts.begin(), warp_insts.end(), uint64_t(0)); }
 
 WindowSampler::WindowSampler(gpu::Gpu& g, std::vector<std::string> app_names, Cycle window,
-                             std::function<bool(const IpcWindows&)> on_window)
+                             std::optional<uint32_t> sm, std::function<bool(const IpcWindows&)> on_window)
     : Component(g.engine(), g.clocks().core, "ipc-windows"), g_(g), on_window_(std::move(on_window)) {
+  if (sm && *sm >= g.num_sms())
+    throw LoadError(fmt::format("run.ipc_sm = {}: the GPU has {} SMs (0 to {})", *sm, g.num_sms(), g.num_sms() - 1));
+  first_sm_ = sm.value_or(0);
+  end_sm_ = sm ? *sm + 1 : g.num_sms();
   w_.window = window;
+  w_.sm = sm;
   for (uint32_t i = 0; i < app_names.size(); ++i) w_.apps.push_back({std::move(app_names[i]), i, {}});
 }
 
@@ -54,7 +59,7 @@ void WindowSampler::sample(Cycle end) {
   seen_.resize(keys.size(), 0);
   for (size_t k = 1; k < keys.size(); ++k) {  // key 0: unattributed work, no kernel's
     uint64_t now = 0;
-    for (uint32_t i = 0; i < g_.num_sms(); ++i) now += g_.sm(i).stats().warp_insts.at(StatKey(k)).value();
+    for (uint32_t i = first_sm_; i < end_sm_; ++i) now += g_.sm(i).stats().warp_insts.at(StatKey(k)).value();
     uint64_t delta = now - seen_[k];  // counters only grow
     seen_[k] = now;
     const StatKeys::Entry& e = keys.at(StatKey(k));
@@ -90,6 +95,7 @@ nlohmann::json to_json(const IpcWindows& w) {
     return out;
   };
   json out = {{"window", w.window}, {"ends", w.ends}, {"apps", series(w.apps)}, {"kernels", series(w.kernels)}};
+  if (w.sm) out["sm"] = *w.sm;
   if (!w.faults_in_flight.empty()) {
     out["faults_in_flight"] = w.faults_in_flight;
     out["active_warps"] = w.active_warps;

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,7 @@ struct WindowSeries {
 
 struct IpcWindows {
   Cycle window = 0;         // core cycles per window (0: not sampled)
+  std::optional<uint32_t> sm;  // the one SM sampled; none: the whole GPU
   std::vector<Cycle> ends;  // each window's last core cycle (+1); the last window may be shorter
   std::vector<WindowSeries> apps, kernels;
   // With vm.demand_paging, sampled at each window's end (the thesis's figure
@@ -58,7 +60,9 @@ class WindowSampler : public Component {
  public:
   // `on_window(windows)` runs after each full window is recorded; when it
   // returns true the engine stops there (a converged run). May be null.
-  WindowSampler(gpu::Gpu& g, std::vector<std::string> app_names, Cycle window,
+  // With `sm`, the windows count that SM's instructions only (an IPC trace
+  // within an SM, GPU Maestro's figures 3 and 7); LoadError if the GPU has no such SM.
+  WindowSampler(gpu::Gpu& g, std::vector<std::string> app_names, Cycle window, std::optional<uint32_t> sm = {},
                 std::function<bool(const IpcWindows&)> on_window = nullptr);
   // Ticks at the next window end if asleep.
   void arm();
@@ -77,6 +81,7 @@ class WindowSampler : public Component {
 
   gpu::Gpu& g_;
   IpcWindows w_;
+  uint32_t first_sm_ = 0, end_sm_ = 0;  // the SMs counted
   std::vector<uint64_t> seen_;  // per stat key: warp instructions up to the last window end
   std::function<bool(const IpcWindows&)> on_window_;
   bool asleep_ = true, finished_ = false;

@@ -173,7 +173,7 @@ RunResult simulate(const WorkloadFile& w, const Config& config, const RunOptions
   if (!alone && w.run.ipc_window) {
     std::vector<std::string> names;
     for (const AppSpec& a : w.apps) names.push_back(a.name);
-    sampler.emplace(g, names, w.run.ipc_window, [&](const IpcWindows& win) {
+    sampler.emplace(g, names, w.run.ipc_window, w.run.ipc_sm, [&](const IpcWindows& win) {
       if (!rates) return false;
       std::vector<uint64_t> counts;
       for (const WindowSeries& a : win.apps) counts.push_back(a.warp_insts.back());

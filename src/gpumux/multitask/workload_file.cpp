@@ -256,6 +256,12 @@ RunRule parse_run_rule(StrictTable& parent) {
     rt.fail(*rn, "max_cycles", "until = \"converged\" needs max_cycles > 0: where a run whose rates never converge ends");
   // Below 100 cycles a window holds too few instructions to be a rate, and sampling costs host time.
   run.ipc_window = Cycle(rt.integer("ipc_window", 100, int64_t(1) << 40).value_or(converged ? 10000 : 0));
+  if (auto sm = rt.integer("ipc_sm", 0, 1 << 16)) {
+    // A converged run's rates are the applications' over the GPU, not one SM's.
+    if (converged) rt.fail(*rt.node("ipc_sm"), "ipc_sm", "not used with until = \"converged\" (its rates are the whole GPU's)");
+    if (!run.ipc_window) rt.fail(*rt.node("ipc_sm"), "ipc_sm", "needs ipc_window (the windows it samples)");
+    run.ipc_sm = uint32_t(*sm);
+  }
   for (const char* key : {"tolerance", "windows"})
     if (const toml::node* n = rt.node(key); n && !converged)
       rt.fail(*n, key, "only used with until = \"converged\"");

@@ -28,6 +28,7 @@
 //   measure = "first"                   # which runs give an app's time: "first" or "all" (mean)
 //   restart = true                      # false: an app that has completed its runs ends (no pressure on the others)
 //   ipc_window = 10000                  # core cycles: sample each app's and kernel's IPC per window (0: off)
+//   ipc_sm = 0                          # the windows count one SM's instructions (default: the whole GPU's)
 //   tolerance = 0.02                    # until = "converged": every app's rate estimate stays within this
 //   windows = 10                        #   (relative) over this many consecutive windows; needs max_cycles
 //
@@ -101,6 +102,7 @@ struct RunRule {
   Measure measure = Measure::First;
   bool restart = true;  // early finishers run again until every app has completed
   Cycle ipc_window = 0;  // IPC sampled per window of this many core cycles (ipc_windows.h); 0: not
+  std::optional<uint32_t> ipc_sm;  // the windows count this SM's instructions only (none: every SM's)
   ConvergenceRule convergence;  // until = Converged
 };
 

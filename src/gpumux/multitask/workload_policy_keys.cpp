@@ -66,7 +66,7 @@ void parse_preemption(StrictTable& pt, WorkloadFile& w) {
   }
 }
 
-// maestro's, warped-slicer's, time-slice's, mig's and mps's keys of [policy] (docs/maestro.md, docs/sharing-modes.md), refused with another policy.
+// maestro's, warped-slicer's, smk-split's, time-slice's, mig's and mps's keys of [policy] (docs/maestro.md, docs/sharing-modes.md), refused with another policy.
 void parse_policy_specific_keys(StrictTable& pt, WorkloadFile& w) {
   frontend::MaestroOptions& mo = w.policy_options.maestro;
   for (const char* key : {"epoch_cycles", "objective", "rededicate_every", "stable_tolerance", "resume_pairs"})
@@ -103,6 +103,13 @@ void parse_policy_specific_keys(StrictTable& pt, WorkloadFile& w) {
     pt.fail(*n, "fault_isolation", fmt::format("only used with policy mps, not '{}'", w.policy));
   bool& isolation = w.policy_options.mps_fault_isolation;
   isolation = pt.get<bool>("fault_isolation", "true or false").value_or(isolation);
+  if (auto share = pt.get<double>("first_share", "a fraction")) {
+    const toml::node& n = *pt.node("first_share");
+    if (w.policy != "smk-split")
+      pt.fail(n, "first_share", fmt::format("only used with policy smk-split, not '{}'", w.policy));
+    if (!(*share > 0 && *share < 1)) pt.fail(n, "first_share", "expected a fraction in (0, 1)");
+    w.policy_options.first_share = *share;
+  }
   if (const toml::node* n = pt.node("profile_cycles"); n && w.policy != "warped-slicer")
     pt.fail(*n, "profile_cycles", fmt::format("only used with policy warped-slicer, not '{}'", w.policy));
   Cycle& profile = w.policy_options.warped_slicer.profile_cycles;

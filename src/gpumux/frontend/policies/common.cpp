@@ -32,6 +32,18 @@ Limit tbs_within(const Amounts& share, const Amounts& need) {
   return l;
 }
 
+uint32_t quota_within(const ActiveKernel& a, const Amounts& share, std::string_view policy,
+                      std::string_view share_text) {
+  Amounts need = needs(*a.kernel);
+  Limit l = tbs_within(share, need);
+  if (l.tbs == 0)
+    throw PartitionError(fmt::format(
+        "sharing policy {}: kernel {} gets {} of each SM ({} {}), less than one of its TBs needs ({} {})", policy,
+        a.kernel->label, share_text, share[l.resource], resource_name(l.resource), need[l.resource],
+        resource_name(l.resource)));
+  return uint32_t(l.tbs);
+}
+
 uint32_t tbs_per_empty_sm(const sm::KernelInstance& k, const SmParams& p) { return sm::tbs_per_empty_sm(k.needs, p); }
 
 std::string describe(const Amounts& a) {

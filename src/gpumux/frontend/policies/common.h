@@ -8,6 +8,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpumux/core/sm_params.h"
@@ -32,6 +33,11 @@ struct Limit {
   size_t resource = kTbSlots;
 };
 Limit tbs_within(const Amounts& share, const Amounts& need);
+// The TBs of a's kernel that fit `share` of an SM (tbs_within); a share that
+// holds none is a PartitionError naming `policy` and the share (`share_text`,
+// e.g. "1/2").
+uint32_t quota_within(const ActiveKernel& a, const Amounts& share, std::string_view policy,
+                      std::string_view share_text);
 // TBs of k that fit together on an empty SM of `p` (0: not even one).
 uint32_t tbs_per_empty_sm(const sm::KernelInstance& k, const SmParams& p);
 

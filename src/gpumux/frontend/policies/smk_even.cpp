@@ -22,17 +22,8 @@ class SmkEvenPolicy final : public policy::UniformQuotaPolicy {
     if (ks.empty() || sms.empty()) return;
     policy::Amounts share = policy::capacity(sms.front()->params());
     for (uint64_t& v : share) v /= ks.size();
-    for (const ActiveKernel& a : ks) {
-      policy::Amounts need = policy::needs(*a.kernel);
-      policy::Limit l = policy::tbs_within(share, need);
-      if (l.tbs == 0)
-        throw PartitionError(fmt::format(
-            "sharing policy smk-even: kernel {} gets 1/{} of each SM ({} {}), less than one of its TBs needs "
-            "({} {})",
-            a.kernel->label, ks.size(), share[l.resource], policy::resource_name(l.resource), need[l.resource],
-            policy::resource_name(l.resource)));
-      quotas_[a.kernel->id] = uint32_t(l.tbs);
-    }
+    for (const ActiveKernel& a : ks)
+      quotas_[a.kernel->id] = policy::quota_within(a, share, name(), fmt::format("1/{}", ks.size()));
   }
 };
 
