@@ -43,7 +43,7 @@ struct Shape {
 Shape shape_of(Size s) {
   switch (s) {
     case Size::Tiny: return {72, 56, 2, 2, 3, 16, 4, 21, 41, 40, 5e-3f};
-    case Size::Medium: return {160, 120, 16, 2, 7, 48, 12, 41, 81, 32, 4e-3f};
+    case Size::Medium: return {208, 144, 48, 2, 7, 24, 12, 41, 81, 24, 4e-3f};
     case Size::Small: return {192, 144, 32, 2, 7, 150, 12, 41, 81, 80, 1e-3f};
     case Size::Large: return {320, 240, 64, 3, 7, 150, 12, 41, 81, 200, 5e-4f};
     // Shaped like Rodinia's default input as we recall it (an estimate, not
@@ -380,7 +380,7 @@ const WorkloadSpec& leukocyte_workload() {
       embedded::leukocyte_ptx,
       {"72x56 frames, 2 cells, 3 radii x 16 points, dilation radius 4, 1 tracking frame (21x41 sub-images, "
        "<= 40 iterations)",
-       "160x120 frames, 16 cells, 7 radii x 48 points, 1 tracking frame (41x81, <= 32 iterations)",
+       "208x144 frames, 48 cells, 7 radii x 24 points, 1 tracking frame (41x81, <= 24 iterations)",
        "192x144 frames, 32 cells, 7 radii x 150 points, 1 tracking frame (41x81, <= 80 iterations)",
        "320x240 frames, 64 cells, 7 radii x 150 points, 2 tracking frames (41x81, <= 200 iterations)",
        "640x219 frames (Rodinia's cropped video), 36 cells, 7 radii x 150 points, 1 tracking frame (41x81, "

@@ -17,7 +17,6 @@
 #define IMGVF_THREADS 320
 #define IMGVF_WARPS (IMGVF_THREADS / 32)
 #define IMGVF_MAX_PIXELS (41 * 81)
-#define IMGVF_PER_THREAD ((IMGVF_MAX_PIXELS + IMGVF_THREADS - 1) / IMGVF_THREADS)
 
 // Outward normal of each sample point (the same angles for every radius) and
 // the pixel offset of each point of each circle, radius-major.
@@ -93,7 +92,13 @@ extern "C" __global__ void __launch_bounds__(IMGVF_THREADS)
 imgvf(const float* __restrict__ images, const float* __restrict__ biases, int rows, int cols,
       float mu_over_lambda, float inv_lambda, float eps, float tol, int max_iters,
       float* __restrict__ flow, int* __restrict__ iterations) {
-  __shared__ float s_u[IMGVF_MAX_PIXELS];
+  // The flow, double-buffered in shared memory (each iteration reads one and
+  // writes the other); the image is read from global memory (it stays in the
+  // caches). A thread keeps no pixel in registers, so a block holds few
+  // registers and 26.6 KB of shared memory: an SM shares well with another
+  // kernel, as GPU Maestro's SMK splits need, and the block fits GPUs whose
+  // blocks may hold 32 KB.
+  __shared__ float s_u[2][IMGVF_MAX_PIXELS];
   __shared__ float s_partial[IMGVF_WARPS];
   __shared__ int s_done;
 
@@ -105,74 +110,54 @@ imgvf(const float* __restrict__ images, const float* __restrict__ biases, int ro
 #pragma unroll
   for (int k = 0; k < 8; ++k) bias[k] = biases[blockIdx.x * 8 + k];
 
-  // Each thread owns pixels tid, tid + 320, ...: the image stays in registers,
-  // the flow (read by the neighbours) in shared memory.
-  float img[IMGVF_PER_THREAD];
-  int rc[IMGVF_PER_THREAD];
-#pragma unroll
-  for (int k = 0; k < IMGVF_PER_THREAD; ++k) {
-    const int i = tid + k * IMGVF_THREADS;
-    if (i < n) {
-      img[k] = image[i];
-      s_u[i] = img[k];
-      rc[k] = (i / cols) << 16 | (i % cols);
-    }
-  }
+  // Thread t owns pixels t, t + 320, ...
+  for (int i = tid; i < n; i += IMGVF_THREADS) s_u[0][i] = image[i];
   __syncthreads();
 
-  int iter = 0;
+  int iter = 0, cur = 0;
   for (;;) {
-    float next[IMGVF_PER_THREAD];
+    const float* u_in = s_u[cur];
+    float* u_out = s_u[cur ^ 1];
     float change = 0.f;
-#pragma unroll
-    for (int k = 0; k < IMGVF_PER_THREAD; ++k) {
-      if (tid + k * IMGVF_THREADS >= n) break;
-      const int r = rc[k] >> 16, c = rc[k] & 0xffff;
+    for (int i = tid; i < n; i += IMGVF_THREADS) {
+      const int r = i / cols, c = i - r * cols;
       // Replicated borders: a missing neighbour is the pixel itself.
       const int up = max(r - 1, 0) * cols, mid = r * cols, down = min(r + 1, rows - 1) * cols;
       const int left = max(c - 1, 0), right = min(c + 1, cols - 1);
-      const float u = s_u[mid + c];
-      float sum = flow_term(u, s_u[up + c], bias[0], eps);
-      sum = __fadd_rn(sum, flow_term(u, s_u[down + c], bias[1], eps));
-      sum = __fadd_rn(sum, flow_term(u, s_u[mid + left], bias[2], eps));
-      sum = __fadd_rn(sum, flow_term(u, s_u[mid + right], bias[3], eps));
-      sum = __fadd_rn(sum, flow_term(u, s_u[up + left], bias[4], eps));
-      sum = __fadd_rn(sum, flow_term(u, s_u[up + right], bias[5], eps));
-      sum = __fadd_rn(sum, flow_term(u, s_u[down + left], bias[6], eps));
-      sum = __fadd_rn(sum, flow_term(u, s_u[down + right], bias[7], eps));
+      const float u = u_in[mid + c];
+      float sum = flow_term(u, u_in[up + c], bias[0], eps);
+      sum = __fadd_rn(sum, flow_term(u, u_in[down + c], bias[1], eps));
+      sum = __fadd_rn(sum, flow_term(u, u_in[mid + left], bias[2], eps));
+      sum = __fadd_rn(sum, flow_term(u, u_in[mid + right], bias[3], eps));
+      sum = __fadd_rn(sum, flow_term(u, u_in[up + left], bias[4], eps));
+      sum = __fadd_rn(sum, flow_term(u, u_in[up + right], bias[5], eps));
+      sum = __fadd_rn(sum, flow_term(u, u_in[down + left], bias[6], eps));
+      sum = __fadd_rn(sum, flow_term(u, u_in[down + right], bias[7], eps));
       // Diffusion, pulled back toward the image where the image is strong.
-      const float pull = __fmul_rn(__fmul_rn(img[k], inv_lambda), __fsub_rn(u, img[k]));
-      next[k] = __fsub_rn(__fadd_rn(u, __fmul_rn(mu_over_lambda, sum)), pull);
-      change = __fadd_rn(change, fabsf(__fsub_rn(next[k], u)));
+      const float img = image[i];
+      const float pull = __fmul_rn(__fmul_rn(img, inv_lambda), __fsub_rn(u, img));
+      const float next = __fsub_rn(__fadd_rn(u, __fmul_rn(mu_over_lambda, sum)), pull);
+      u_out[i] = next;
+      change = __fadd_rn(change, fabsf(__fsub_rn(next, u)));
     }
-    __syncthreads();  // every neighbour read before any pixel is overwritten
-#pragma unroll
-    for (int k = 0; k < IMGVF_PER_THREAD; ++k) {
-      const int i = tid + k * IMGVF_THREADS;
-      if (i >= n) break;
-      s_u[i] = next[k];
-    }
+    cur ^= 1;
     // Block-wide sum of |change|: warp shuffles, then one thread over the warps.
 #pragma unroll
     for (int off = 16; off > 0; off /= 2)
       change = __fadd_rn(change, __shfl_down_sync(0xffffffffu, change, off));
     if (lane == 0) s_partial[warp] = change;
-    __syncthreads();
+    __syncthreads();  // also: every pixel of the new flow written before it is read
     ++iter;
     if (tid == 0) {
       float total = 0.f;
       for (int w = 0; w < IMGVF_WARPS; ++w) total = __fadd_rn(total, s_partial[w]);
       s_done = __fdiv_rn(total, (float)n) < tol || iter >= max_iters;
     }
-    __syncthreads();
+    __syncthreads();  // also: every read of the old flow done before it is overwritten
     if (s_done) break;
   }
 
   float* out = flow + blockIdx.x * n;
-#pragma unroll
-  for (int k = 0; k < IMGVF_PER_THREAD; ++k) {
-    const int i = tid + k * IMGVF_THREADS;
-    if (i < n) out[i] = s_u[i];
-  }
+  for (int i = tid; i < n; i += IMGVF_THREADS) out[i] = s_u[cur][i];
   if (tid == 0) iterations[blockIdx.x] = iter;
 }
