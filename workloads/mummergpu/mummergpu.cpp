@@ -16,7 +16,7 @@ namespace {
 
 constexpr uint8_t kEnd = 4;  // terminator code after A, C, G, T = 0..3
 constexpr int kLenBits = 7;  // result word: (position << 7) | length
-constexpr int kMinMatch = 20;  // MUMmerGPU's default minimum match length
+constexpr int kMinMatch = 20;  // MUMmerGPU's default minimum match length as we recall it (not checked)
 constexpr int kMinRead = 25, kMaxRead = 100;
 constexpr uint32_t kBlock = 128;  // reads per TB: several TBs per SM at medium
 
