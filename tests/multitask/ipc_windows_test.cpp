@@ -143,7 +143,7 @@ TEST(IpcWindowsRun, OneSmsWindowsCountThatSmOnly) {
     run_workload(w, no_baselines());
     FAIL() << "no error";
   } catch (const LoadError& e) {
-    EXPECT_EQ(std::string(e.what()), "run.ipc_sm = 16: the GPU has 16 SMs (0 to 15)");
+    EXPECT_EQ(std::string(e.what()), "<built-in>: run.ipc_sm = 16: the GPU has 16 SMs (0 to 15)");
   }
 }
 

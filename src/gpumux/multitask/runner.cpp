@@ -439,7 +439,7 @@ RunResult run_workload(const WorkloadFile& w, const RunOptions& o) {
   const std::vector<std::string> alone_overrides = without_sharing_only(overrides);
   if (!w.warp_scheduler.empty()) overrides.push_back("sm.warp_scheduler=" + w.warp_scheduler);
   Config config = gpu::load_config(w.gpu, overrides);
-  check_warp_budgets(w, config);
+  check_against_config(w, config);
   const Config alone_config =
       alone_overrides.size() == overrides.size() ? config : gpu::load_config(w.gpu, alone_overrides);
   // Goals first: the quota scheme needs them during the run.

@@ -511,12 +511,15 @@ WorkloadFile load_workload_file(const std::filesystem::path& file, bool attached
   return parse_workload(ss.str(), file.string(), file.parent_path(), attached);
 }
 
-void check_warp_budgets(const WorkloadFile& w, const Config& config) {
+void check_against_config(const WorkloadFile& w, const Config& config) {
   const std::string& scheduler = config.values().sm.warp_scheduler;
   for (const AppSpec& a : w.apps)
     if (a.warp_budget && scheduler != "qaws")
       throw LoadError(fmt::format("{}: app '{}': warp_budget is only used with sm.warp_scheduler = \"qaws\", but the "
                                   "overrides give '{}'", w.source, a.name, scheduler));
+  const uint32_t sms = config.values().gpu.num_sms;
+  if (w.run.ipc_sm && *w.run.ipc_sm >= sms)
+    throw LoadError(fmt::format("{}: run.ipc_sm = {}: the GPU has {} SMs (0 to {})", w.source, *w.run.ipc_sm, sms, sms - 1));
 }
 
 void validate(const WorkloadFile& w) {

@@ -140,9 +140,10 @@ void read_app_options(StrictTable& t, AppSpec& a);
 runtime::ArrivalProcess read_event_source(StrictTable& parent, const toml::node& n);
 // A host CPU time in microseconds, 0 to 1e6 (0 when absent).
 double cpu_microseconds(StrictTable& t, std::string_view key);
-// Refuses warp budgets when the effective GPU config (`config`: the file's
-// and the command line's overrides) has no QAWS warp scheduler.
-void check_warp_budgets(const WorkloadFile& w, const Config& config);
+// What the effective GPU config (`config`: the file's and the command line's
+// overrides) decides: warp budgets need the QAWS warp scheduler, and
+// run.ipc_sm an SM the GPU has.
+void check_against_config(const WorkloadFile& w, const Config& config);
 // Checks what parsing cannot (policy and its options, names); run by both loaders.
 void validate(const WorkloadFile& w);
 
