@@ -199,7 +199,7 @@ void verify_workloads(const VerifyOptions& opt) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!result.passed) ++failed;
     std::string insts = warp_insts ? fmt::format(", {} warp insts", warp_insts) : "";
-    if (cycles) insts += fmt::format(", {} cycles", cycles);
+    if (cycles) insts += fmt::format(", {} busy cycles", cycles);  // not the turnaround gpumux run reports
     if (faults) insts += fmt::format(", {} page faults", faults);
     fmt::print("{:<{}}  {}  {}  [{:.2f} s{}]\n", w->name, name_w, result.passed ? "PASS" : "FAIL",
                result.detail, seconds, insts);
