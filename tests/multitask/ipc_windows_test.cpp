@@ -145,6 +145,15 @@ TEST(IpcWindowsRun, OneSmsWindowsCountThatSmOnly) {
   } catch (const LoadError& e) {
     EXPECT_EQ(std::string(e.what()), "<built-in>: run.ipc_sm = 16: the GPU has 16 SMs (0 to 15)");
   }
+  // The sampler itself refuses it too, for callers that skip the workload checks.
+  try {
+    check_sampled_sm(80, 80);
+    FAIL() << "no error";
+  } catch (const LoadError& e) {
+    EXPECT_EQ(std::string(e.what()), "run.ipc_sm = 80: the GPU has 80 SMs (0 to 79)");
+  }
+  EXPECT_NO_THROW(check_sampled_sm(79, 80));
+  EXPECT_NO_THROW(check_sampled_sm(std::nullopt, 80));
 }
 
 // Demand paging (docs/virtual-memory.md): the windows also sample the faults

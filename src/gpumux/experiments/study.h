@@ -57,12 +57,12 @@ struct PolicyChoice {
   }
 };
 
-// One application of a mix: a benchmark and the [[app]] keys the study sets
-// for it (multitask::read_app_options: priority, arrival_cycle, qos_goal,
-// cpu_gap_us), copied into the run's workload.
 // The benchmark of a trace application is this prefix and its name.
 inline constexpr std::string_view kTracePrefix = "trace:";
 
+// One application of a mix: a benchmark and the [[app]] keys the study sets
+// for it (multitask::read_app_options: priority, arrival_cycle, qos_goal,
+// cpu_gap_us), copied into the run's workload.
 struct MixApp {
   std::string benchmark;  // a library benchmark, or "trace:<name>" for a trace application
   toml::table options;

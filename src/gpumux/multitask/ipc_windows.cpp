@@ -13,13 +13,16 @@ double WindowSeries::ipc(const IpcWindows& w, size_t window) const {
 
 uint64_t WindowSeries::total() const { return std::accumulate(warp_insts.begin(), warp_insts.end(), uint64_t(0)); }
 
+void check_sampled_sm(std::optional<uint32_t> sm, uint32_t num_sms, std::string_view where) {
+  if (sm && *sm >= num_sms)
+    throw LoadError(fmt::format("{}{}run.ipc_sm = {}: the GPU has {} SMs (0 to {})", where, where.empty() ? "" : ": ",
+                                *sm, num_sms, num_sms - 1));
+}
+
 WindowSampler::WindowSampler(gpu::Gpu& g, std::vector<std::string> app_names, Cycle window,
                              std::optional<uint32_t> sm, std::function<bool(const IpcWindows&)> on_window)
     : Component(g.engine(), g.clocks().core, "ipc-windows"), g_(g), on_window_(std::move(on_window)) {
-  if (sm && *sm >= g.num_sms())
-    throw LoadError(fmt::format("run.ipc_sm = {}: the GPU has {} SMs (0 to {})", *sm, g.num_sms(), g.num_sms() - 1));
-  first_sm_ = sm.value_or(0);
-  end_sm_ = sm ? *sm + 1 : g.num_sms();
+  check_sampled_sm(sm, g.num_sms());
   w_.window = window;
   w_.sm = sm;
   for (uint32_t i = 0; i < app_names.size(); ++i) w_.apps.push_back({std::move(app_names[i]), i, {}});
@@ -57,9 +60,10 @@ void WindowSampler::sample(Cycle end) {
   for (WindowSeries& s : w_.apps) s.warp_insts.push_back(0);
   for (WindowSeries& s : w_.kernels) s.warp_insts.push_back(0);
   seen_.resize(keys.size(), 0);
+  const uint32_t first_sm = w_.sm.value_or(0), end_sm = w_.sm ? *w_.sm + 1 : g_.num_sms();
   for (size_t k = 1; k < keys.size(); ++k) {  // key 0: unattributed work, no kernel's
     uint64_t now = 0;
-    for (uint32_t i = first_sm_; i < end_sm_; ++i) now += g_.sm(i).stats().warp_insts.at(StatKey(k)).value();
+    for (uint32_t i = first_sm; i < end_sm; ++i) now += g_.sm(i).stats().warp_insts.at(StatKey(k)).value();
     uint64_t delta = now - seen_[k];  // counters only grow
     seen_[k] = now;
     const StatKeys::Entry& e = keys.at(StatKey(k));

@@ -22,6 +22,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -61,7 +62,8 @@ class WindowSampler : public Component {
   // `on_window(windows)` runs after each full window is recorded; when it
   // returns true the engine stops there (a converged run). May be null.
   // With `sm`, the windows count that SM's instructions only (an IPC trace
-  // within an SM, GPU Maestro's figures 3 and 7); LoadError if the GPU has no such SM.
+  // within an SM, GPU Maestro's figures 3 and 7); check_sampled_sm's error if
+  // the GPU has no such SM.
   WindowSampler(gpu::Gpu& g, std::vector<std::string> app_names, Cycle window, std::optional<uint32_t> sm = {},
                 std::function<bool(const IpcWindows&)> on_window = nullptr);
   // Ticks at the next window end if asleep.
@@ -81,11 +83,14 @@ class WindowSampler : public Component {
 
   gpu::Gpu& g_;
   IpcWindows w_;
-  uint32_t first_sm_ = 0, end_sm_ = 0;  // the SMs counted
   std::vector<uint64_t> seen_;  // per stat key: warp instructions up to the last window end
   std::function<bool(const IpcWindows&)> on_window_;
   bool asleep_ = true, finished_ = false;
 };
+
+// LoadError (its message prefixed by `where`, e.g. the workload file, when not
+// empty) if `sm` names an SM a GPU of `num_sms` SMs does not have.
+void check_sampled_sm(std::optional<uint32_t> sm, uint32_t num_sms, std::string_view where = {});
 
 // {"window": W, "ends": [...], "apps": [{"name", "app", "warp_insts": [...]}], "kernels": [...]},
 // and "faults_in_flight": [...] when sampled.

@@ -15,6 +15,7 @@
 #include "gpumux/gpu/gpu.h"
 #include "gpumux/gpu/qos/qos_manager.h"
 #include "gpumux/multitask/baseline_cache.h"
+#include "gpumux/multitask/ipc_windows.h"
 #include "gpumux/multitask/workload_policy_keys.h"
 #include "gpumux/sm/warp_scheduler/warp_scheduler.h"
 
@@ -517,9 +518,7 @@ void check_against_config(const WorkloadFile& w, const Config& config) {
     if (a.warp_budget && scheduler != "qaws")
       throw LoadError(fmt::format("{}: app '{}': warp_budget is only used with sm.warp_scheduler = \"qaws\", but the "
                                   "overrides give '{}'", w.source, a.name, scheduler));
-  const uint32_t sms = config.values().gpu.num_sms;
-  if (w.run.ipc_sm && *w.run.ipc_sm >= sms)
-    throw LoadError(fmt::format("{}: run.ipc_sm = {}: the GPU has {} SMs (0 to {})", w.source, *w.run.ipc_sm, sms, sms - 1));
+  check_sampled_sm(w.run.ipc_sm, config.values().gpu.num_sms, w.source);
 }
 
 void validate(const WorkloadFile& w) {
