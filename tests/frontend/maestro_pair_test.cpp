@@ -82,5 +82,85 @@ TEST(MaestroGroups, FourKernelsTwoPairsEachWithItsOwnRoles) {
   EXPECT_EQ(p->quota(*a, 12), 0u);
 }
 
+// Role swaps (place_trials): SMs 0, 1 dedicated, 2 trial +1, 3 trial -1,
+// 4-7 followers at q = 4 (quotas: trial kernel, other kernel).
+std::vector<maestro::SmSlot> last_layout(bool dedicated) {
+  std::vector<maestro::SmSlot> s(8);
+  for (auto& x : s) x = {true, maestro::Quota{4, 8}, std::nullopt};
+  if (dedicated) s[0] = {false, maestro::Quota{kUnl, 0}, std::nullopt}, s[1] = {false, maestro::Quota{0, kUnl}, std::nullopt};
+  s[2] = {true, maestro::Quota{5, 6}, 0};
+  s[3] = {true, maestro::Quota{3, 10}, 1};
+  return s;
+}
+
+TEST(MaestroRoleSwaps, WithoutHistoryTheTrialRolesTakeSms2And3) {
+  std::vector<maestro::SmSlot> s(8);
+  for (size_t i = 2; i < 8; ++i) s[i].free = true;
+  uint32_t swaps = 0;
+  auto at = maestro::place_trials(s, {maestro::Quota{5, 6}, maestro::Quota{3, 10}}, {4, 8}, swaps);
+  EXPECT_EQ(at[0], 2u);
+  EXPECT_EQ(at[1], 3u);
+  // An unused role leaves its SM to the followers; the other keeps its own.
+  at = maestro::place_trials(s, {std::nullopt, maestro::Quota{3, 10}}, {4, 8}, swaps);
+  EXPECT_FALSE(at[0]);
+  EXPECT_EQ(at[1], 3u);
+  EXPECT_EQ(swaps, 0u);
+}
+
+TEST(MaestroRoleSwaps, AnUnchangedSplitKeepsEveryRoleWhereItWas) {
+  auto s = last_layout(true);
+  uint32_t swaps = 0;
+  auto at = maestro::place_trials(s, {maestro::Quota{5, 6}, maestro::Quota{3, 10}}, {4, 8}, swaps);
+  EXPECT_EQ(at[0], 2u);
+  EXPECT_EQ(at[1], 3u);
+  EXPECT_EQ(swaps, 0u);
+}
+
+TEST(MaestroRoleSwaps, TrialPlusOneWinsItsSmBecomesAFollowerAndAFollowerTrialMinusOne) {
+  // q 4 -> 5: followers {5, 6}; trial +1 {6, 4}; trial -1 {4, 8}, a follower's split.
+  auto s = last_layout(false);
+  uint32_t swaps = 0;
+  auto at = maestro::place_trials(s, {maestro::Quota{6, 4}, maestro::Quota{4, 8}}, {5, 6}, swaps);
+  EXPECT_EQ(at[0], 3u);  // the old trial -1 SM, whose TBs change anyway
+  EXPECT_EQ(at[1], 4u);  // the first follower: it keeps its TBs
+  EXPECT_EQ(swaps, 1u);
+  // SM 2 keeps {5, 6}: it is a follower now (not placed), preempting nothing.
+  EXPECT_NE(at[0], 2u);
+  EXPECT_NE(at[1], 2u);
+}
+
+TEST(MaestroRoleSwaps, TrialMinusOneWinsAndTheDedicatedSmsAreNotTaken) {
+  // q 4 -> 3: followers {3, 10}; trial +1 {4, 8} (a follower's split); trial -1 {2, 12}.
+  auto s = last_layout(true);
+  uint32_t swaps = 0;
+  auto at = maestro::place_trials(s, {maestro::Quota{4, 8}, maestro::Quota{2, 12}}, {3, 10}, swaps);
+  EXPECT_EQ(at[0], 4u);
+  EXPECT_EQ(at[1], 2u);  // the old trial +1 SM
+  EXPECT_EQ(swaps, 1u);
+  // With only SMs 2 and 3 free, a role no SM's TBs fit takes the other trial
+  // SM (2), whose TBs change anyway, not SM 3, which has the followers' split.
+  for (size_t i = 4; i < 8; ++i) s[i].free = false;
+  at = maestro::place_trials(s, {std::nullopt, maestro::Quota{9, 1}}, {3, 10}, swaps);
+  EXPECT_EQ(at[1], 2u);
+  EXPECT_EQ(swaps, 1u);
+}
+
+TEST(MaestroRoleSwaps, OtherwiseAnSmWhoseTbsChangeAnywayBeforeAFollower) {
+  // SMs 0 and 1 were dedicated and are free now; 2-7 have the followers' split.
+  auto s = last_layout(true);
+  s[0].free = s[1].free = true;
+  for (size_t i = 2; i < 8; ++i) s[i] = {true, maestro::Quota{4, 8}, std::nullopt};
+  uint32_t swaps = 0;
+  auto at = maestro::place_trials(s, {maestro::Quota{9, 1}, maestro::Quota{8, 2}}, {4, 8}, swaps);
+  EXPECT_EQ(at[0], 0u);
+  EXPECT_EQ(at[1], 1u);
+  // Without such SMs: the places of the layout without history.
+  s[0].free = s[1].free = false;
+  at = maestro::place_trials(s, {maestro::Quota{9, 1}, maestro::Quota{8, 2}}, {4, 8}, swaps);
+  EXPECT_EQ(at[0], 2u);
+  EXPECT_EQ(at[1], 3u);
+  EXPECT_EQ(swaps, 0u);
+}
+
 }  // namespace
 }  // namespace gpumux::frontend

@@ -62,6 +62,8 @@ TEST_P(MaestroRun, MediumKernelsPassTheirChecksUnderRepartitioning) {
                 maestro_stat(r, "decisions.smk_other"),
             epochs);
   EXPECT_GT(maestro_stat(r, "repartitions"), 0u);
+  // Some repartitions move a trial role onto an SM whose TBs fit it (role_swaps).
+  EXPECT_GT(maestro_stat(r, "role_swaps"), 0u);
   // Dedicated and trial SMs alone take TBs back from the other kernel.
   EXPECT_FALSE(r.preemptions.empty());
   uint64_t left_early = 0;  // TBs switched or flushed, then resumed elsewhere
@@ -92,6 +94,18 @@ TEST(MaestroZeroCost, MediumKernelsPassAndNoContextMoves) {
     switched += p.switched;
   }
   EXPECT_GT(switched, 0u);
+}
+
+// role_swaps = false: the trial roles stay on SMs 2 and 3 (no swap); the
+// kernels pass their checks (MaestroRun runs the default, with swaps).
+TEST(MaestroRoleSwaps, MediumKernelsPassWithoutSwaps) {
+  WorkloadFile w = pair("hotspot", "bfs", "stp");
+  w.policy_options.maestro.role_swaps = false;
+  RunOptions o = test::no_baselines();
+  RunResult r = run_workload(w, o);
+  expect_all_passed(r);
+  EXPECT_GT(maestro_stat(r, "repartitions"), 0u);
+  EXPECT_EQ(maestro_stat(r, "role_swaps"), 0u);
 }
 
 // resume_pairs: hotspot launches its kernel again and again, each launch

@@ -250,10 +250,12 @@ TEST(WorkloadFile, MaestroKeys) {
   EXPECT_EQ(w.policy_options.preemption.mechanism, "chimera");  // maestro's default
   EXPECT_EQ(w.policy_options.maestro.epoch_cycles, 50000u);
   EXPECT_TRUE(w.policy_options.maestro.resume_pairs);
+  EXPECT_TRUE(w.policy_options.maestro.role_swaps);
   w = with_policy(
       "name = \"maestro\"\nepoch_cycles = 2000\nobjective = \"stp\"\nrededicate_every = 10\n"
-      "stable_tolerance = 0.1\npreemption = \"switch\"\nresume_pairs = false\n");
+      "stable_tolerance = 0.1\npreemption = \"switch\"\nresume_pairs = false\nrole_swaps = false\n");
   EXPECT_FALSE(w.policy_options.maestro.resume_pairs);
+  EXPECT_FALSE(w.policy_options.maestro.role_swaps);
   EXPECT_EQ(w.policy_options.maestro.epoch_cycles, 2000u);
   EXPECT_EQ(w.policy_options.maestro.objective, frontend::maestro::Objective::Stp);
   EXPECT_EQ(w.policy_options.maestro.rededicate_every, 10u);
@@ -265,6 +267,8 @@ TEST(WorkloadFile, MaestroKeys) {
             "w.toml:3: policy.objective: 'ipc': expected one of \"antt\", \"stp\"");
   EXPECT_EQ(policy_error("name = \"dss\"\nresume_pairs = true\n"),
             "w.toml:3: policy.resume_pairs: only used with policy maestro, not 'dss'");
+  EXPECT_EQ(policy_error("name = \"smk-even\"\nrole_swaps = true\n"),
+            "w.toml:3: policy.role_swaps: only used with policy maestro, not 'smk-even'");
   EXPECT_EQ(policy_error("name = \"maestro\"\nstable_tolerance = 2.0\n"),
             "w.toml:3: policy.stable_tolerance: expected a fraction in [0, 1]");
   EXPECT_FALSE(w.policy_options.preemption.save.zero_cost);

@@ -75,6 +75,11 @@ struct MaestroOptions {
   // instead of starting over with dedicated SMs. Not in the paper, whose
   // kernels each last many epochs (docs/maestro.md).
   bool resume_pairs = true;
+  // After a repartition a trial role moves to an SM whose TBs already fit
+  // it (a follower, or the trial SM whose split the followers take), as the
+  // paper's figure 9 does to save preemptions; false keeps the roles on
+  // fixed SMs (2 and 3).
+  bool role_swaps = true;
 };
 
 // warped-slicer's parameters (docs/maestro.md).

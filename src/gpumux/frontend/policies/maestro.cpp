@@ -58,6 +58,8 @@ class MaestroPolicy final : public SharingPolicy {
             "decisions for SMK with the even split (the trial kernel's smk-even TBs)");
     reg.add("frontend.maestro.decisions.smk_other", c_.smk_other, "decisions for SMK with an uneven split");
     reg.add("frontend.maestro.repartitions", c_.repartitions, "decisions that changed the follower or spatial SMs");
+    reg.add("frontend.maestro.role_swaps", c_.role_swaps,
+            "trial roles moved to an SM whose TBs already fit them (role_swaps: that SM preempts nothing)");
     reg.add("frontend.maestro.pairs", pairs_, "pairs of kernels partitioned (a new set of running kernels)");
     reg.add("frontend.maestro.resumed", resumed_,
             "pairs that went on from where the last pair of the same kernels stopped (resume_pairs)");
@@ -82,7 +84,7 @@ class MaestroPolicy final : public SharingPolicy {
     for (size_t g = 0; g < groups_.size(); ++g) {
       std::span<sm::Sm* const> mine = sms.subspan(groups_[g].first, groups_[g].count);
       for (const sm::Sm* s : mine) group_of_[s->id()] = uint32_t(g);
-      if (groups_[g].pair) groups_[g].pair->layout(mine);
+      if (groups_[g].pair) groups_[g].pair->layout(mine, c_);
     }
   }
 

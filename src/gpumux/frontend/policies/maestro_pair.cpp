@@ -14,6 +14,40 @@ std::vector<size_t> group_sms(size_t kernels, size_t sms) {
   return sizes;
 }
 
+std::array<std::optional<size_t>, 2> place_trials(std::span<const SmSlot> slots,
+                                                  const std::array<std::optional<Quota>, 2>& want,
+                                                  const Quota& follower, uint32_t& swaps) {
+  std::vector<bool> taken(slots.size());
+  for (size_t i = 0; i < slots.size(); ++i) taken[i] = !slots[i].free;
+  // Search order: SM 2 on, then 0 and 1 (the dedicated SMs' places).
+  std::vector<size_t> order;
+  for (size_t i = 2; i < slots.size(); ++i) order.push_back(i);
+  for (size_t i = 0; i < std::min<size_t>(2, slots.size()); ++i) order.push_back(i);
+  std::array<std::optional<size_t>, 2> at;
+  for (size_t role = 0; role < 2; ++role) {
+    if (!want[role]) continue;
+    const Quota& w = *want[role];
+    auto first = [&](auto&& pred) -> std::optional<size_t> {
+      for (size_t i : order)
+        if (!taken[i] && pred(slots[i])) return i;
+      return std::nullopt;
+    };
+    auto changes = [&](const SmSlot& s) { return s.had && *s.had != follower; };
+    std::optional<size_t> i = first([&](const SmSlot& s) { return s.was == role && s.had == w; });
+    if (!i) {
+      i = first([&](const SmSlot& s) { return s.had == w; });
+      if (i) ++swaps;
+    }
+    if (!i) i = first([&](const SmSlot& s) { return s.was && changes(s); });
+    if (!i) i = first(changes);
+    if (!i && 2 + role < slots.size() && !taken[2 + role]) i = 2 + role;
+    if (!i) i = first([](const SmSlot&) { return true; });
+    if (i) taken[*i] = true;
+    at[role] = i;
+  }
+  return at;
+}
+
 Pair::Pair(std::array<ActiveKernel, 2> ks, const SmParams& p, const MaestroOptions& o, const History& h) : o_(o) {
   // The trial kernel: fewer TBs on an empty SM; ties by label, so that the
   // same two kernels make the same pair whichever was launched first.
@@ -80,7 +114,16 @@ uint32_t Pair::fill(uint32_t q) const {
   return uint32_t(policy::tbs_within(left, needs_[1]).tbs);
 }
 
-void Pair::layout(std::span<sm::Sm* const> sms) {
+void Pair::layout(std::span<sm::Sm* const> sms, Counters& c) {
+  // Each SM's role and quota under the last layout, for role swaps.
+  std::vector<SmSlot> slots(sms.size());
+  if (o_.role_swaps && !roles_.empty())
+    for (size_t i = 0; i < sms.size(); ++i) {
+      const Role r = roles_[sms[i]->id()];
+      slots[i].had = quotas_[size_t(r)];
+      if (r == Role::TrialMore) slots[i].was = 0;
+      if (r == Role::TrialFewer) slots[i].was = 1;
+    }
   uint32_t max_id = 0;
   for (const sm::Sm* s : sms) max_id = std::max(max_id, s->id());
   roles_.assign(size_t(max_id) + 1, Role::Follower);
@@ -89,15 +132,20 @@ void Pair::layout(std::span<sm::Sm* const> sms) {
   quotas_.fill({q, fill(q)});
   quotas_[size_t(Role::DedicatedTrial)] = quotas_[size_t(Role::SpatialTrial)] = {SharingPolicy::kUnlimited, 0};
   quotas_[size_t(Role::DedicatedOther)] = quotas_[size_t(Role::SpatialOther)] = {0, SharingPolicy::kUnlimited};
-  if (shares_sm(q + 1)) quotas_[size_t(Role::TrialMore)] = {q + 1, fill(q + 1)};
-  if (shares_sm(q - 1)) quotas_[size_t(Role::TrialFewer)] = {q - 1, fill(q - 1)};
+  std::array<std::optional<Quota>, 2> want;
+  if (shares_sm(q + 1)) want[0] = quotas_[size_t(Role::TrialMore)] = {q + 1, fill(q + 1)};
+  if (shares_sm(q - 1)) want[1] = quotas_[size_t(Role::TrialFewer)] = {q - 1, fill(q - 1)};
   if (sms.size() < kMinSms) return;
   auto set = [&](size_t i, Role r) { roles_[sms[i]->id()] = r; };
   if (dedicated_) set(0, Role::DedicatedTrial), set(1, Role::DedicatedOther);
-  if (shares_sm(q + 1)) set(2, Role::TrialMore);
-  if (shares_sm(q - 1)) set(3, Role::TrialFewer);
   for (uint32_t j = 0; j < 2 * spatial_pairs_; ++j)
     set(sms.size() - 1 - j, j % 2 ? Role::SpatialOther : Role::SpatialTrial);
+  for (size_t i = 0; i < sms.size(); ++i) slots[i].free = roles_[sms[i]->id()] == Role::Follower;
+  uint32_t swaps = 0;
+  const std::array<std::optional<size_t>, 2> at = place_trials(slots, want, quotas_[size_t(Role::Follower)], swaps);
+  c.role_swaps.add(swaps);
+  if (at[0]) set(*at[0], Role::TrialMore);
+  if (at[1]) set(*at[1], Role::TrialFewer);
   // A carried epoch goes on only with the layout it was measured under (as
   // many SMs in each role).
   std::array<uint32_t, kRoles> count{};

@@ -10,7 +10,10 @@
 //              spatial CPI), or followers once that CPI is stable
 //   SM 2, 3    trial: the trial kernel (the one an empty SM holds fewer TBs
 //              of, known at launch) with one TB more / one TB fewer than on
-//              the followers; the other kernel fills what is left
+//              the followers; the other kernel fills what is left. With
+//              role_swaps, after a repartition a trial role moves to an SM
+//              whose TBs already fit it (place_trials), so those SMs
+//              preempt nothing
 //   last 2m    spatial: one kernel alone each, alternating
 //   the rest   followers: the best SMK partition so far (q TBs of the trial
 //              kernel, the other kernel filling the rest)
@@ -36,8 +39,34 @@ namespace gpumux::frontend::maestro {
 
 // Statistics shared by the pairs of one policy (frontend.maestro.*).
 struct Counters {
-  Counter epochs, spatial, smk_even, smk_other, repartitions;
+  Counter epochs, spatial, smk_even, smk_other, repartitions, role_swaps;
 };
+
+// TBs of the trial kernel and of the other kernel on an SM.
+using Quota = std::array<uint32_t, 2>;
+
+// One SM of a pair as the trial roles' placement sees it.
+struct SmSlot {
+  bool free = false;          // neither dedicated nor spatial in the new layout
+  std::optional<Quota> had;   // its quota under the last layout (none: first layout, or no role swaps)
+  std::optional<size_t> was;  // the trial role it had (0: one TB more, 1: one TB fewer)
+};
+// The SMs (indices into `slots`) of the trial roles whose quotas are `want`
+// (0: one TB more, 1: one TB fewer; nullopt: the role is unused this
+// epoch), the followers' quota being `follower`: GPU Maestro's figure 9,
+// "trial and follower SMs can change to minimize the preemption overhead".
+// Each role, in turn, takes the first free SM (from SM 2 on, then 0 and 1) that
+//   1. had this role and its quota;
+//   2. had this role's quota in another role (a swap: it preempts nothing);
+//   3. had a trial role and a quota other than the followers' (its TBs
+//      change anyway; the trial SMs stay together);
+//   4. had a quota other than the followers' (a dedicated or spatial SM);
+//   5. any: SM 2 for one TB more and SM 3 for one fewer when free (the
+//      layout without history), else the first free.
+// `swaps` counts the roles placed by rule 2.
+std::array<std::optional<size_t>, 2> place_trials(std::span<const SmSlot> slots,
+                                                  const std::array<std::optional<Quota>, 2>& want,
+                                                  const Quota& follower, uint32_t& swaps);
 
 // SMs of each group when `kernels` running kernels are grouped in
 // dispatch order, two by two (with an odd count the last is alone), on
@@ -85,8 +114,10 @@ class Pair {
   // TBs of kernel `which` (0 or 1) on SM id `sm`, per the last layout.
   uint32_t quota(size_t which, uint32_t sm) const;
 
-  // Gives the pair's SMs (in order) their roles for the current state.
-  void layout(std::span<sm::Sm* const> sms);
+  // Gives the pair's SMs (in order) their roles for the current state;
+  // with role_swaps, the trial roles go where the last layout's TBs fit
+  // them (place_trials), counted in `c`.
+  void layout(std::span<sm::Sm* const> sms, Counters& c);
   // Marks the start of an epoch on the pair's SMs.
   void start_epoch(std::span<sm::Sm* const> sms);
   // Whether the pair went on from an earlier pair of the same kernels (resume_pairs).
@@ -124,7 +155,7 @@ class Pair {
   std::optional<CpiPair> previous_;  // the dedicated SMs' CPI of the previous epoch
   CpiPair stored_{};                 // their last CPI (stands in for them once they are followers)
   std::vector<Role> roles_;          // by SM id
-  std::array<std::array<uint32_t, 2>, kRoles> quotas_{};  // by role: (trial kernel, other kernel)
+  std::array<Quota, kRoles> quotas_{};  // by role
   std::vector<std::array<uint64_t, 2>> marks_;  // per SM: each kernel's warp instructions at the epoch start
   Counts carried_;  // the unfinished epoch of the pair this one resumes
 };
