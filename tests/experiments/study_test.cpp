@@ -64,6 +64,8 @@ TEST(ExperimentStudy, ErrorsNameFileLineAndKey) {
             std::string::npos);
   EXPECT_NE(error_of(base + "[[figure]]\nname = \"f\"\nkind = \"pie\"\nx = \"a\"\ny = \"stp\"\n").find("'pie'"),
             std::string::npos);
+  EXPECT_NE(error_of(base + "[[figure]]\nname = \"f\"\nx = \"a\"\ny = \"stp\"\nrows = \"alone\"\n").find("figure.rows"),
+            std::string::npos);
   EXPECT_EQ(error_of(base + "[scale.smoke]\nconfigs = [{ label = \"x\", size = 3 }]\n"),
             "s.toml:14: scale.smoke.configs.size: expected a size name");
   std::string no_paper = base.substr(0, base.find("[scale.paper]"));

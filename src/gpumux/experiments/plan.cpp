@@ -115,8 +115,10 @@ class Planner {
       if (!alone && !rule.restart) run.insert("restart", false);
     }
     run.insert("max_cycles", alone ? 0 : int64_t(rule.max_cycles));
-    if (!alone && rule.ipc_window) run.insert("ipc_window", int64_t(rule.ipc_window));
-    if (!alone && rule.ipc_sm) run.insert("ipc_sm", int64_t(*rule.ipc_sm));
+    // Isolated runs sample too (figures of a kernel alone against shared,
+    // GPU Maestro's figure 3); sampling leaves a run unchanged.
+    if (rule.ipc_window) run.insert("ipc_window", int64_t(rule.ipc_window));
+    if (rule.ipc_sm) run.insert("ipc_sm", int64_t(*rule.ipc_sm));
     w.insert("run", run);
     toml::array apps;
     const ByBenchmark<std::string>& sizes = config.size ? *config.size : s_.sweep.size;

@@ -468,7 +468,7 @@ StudyResults collect_results(const Study& s, const std::vector<PlannedRun>& runs
       add_rows(r.kind == PlannedRun::Kind::Mix ? out.mixes : out.isolated, s, r, loaded[r.task.key], classes);
   for (const FigureSpec& f : s.figures) {
     try {
-      out.figures.push_back(figure_data(f, out.mixes));
+      out.figures.push_back(figure_data(f, f.isolated ? out.isolated : out.mixes));
     } catch (const std::invalid_argument& e) {
       throw LoadError(fmt::format("{}: figure '{}': {}", s.file.string(), f.name, e.what()));
     }

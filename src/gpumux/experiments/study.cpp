@@ -309,6 +309,7 @@ FigureSpec figure(StrictTable& f) {
     }
   }
   g.overall = f.get<std::string>("overall", "a label such as \"all\"").value_or("");
+  g.isolated = f.choice("rows", {{"mixes", false}, {"isolated", true}}, false);
   for (const toml::table* pt : tables(f, "paper")) {
     StrictTable p(*pt, f.qualified("paper"), f.file());
     FigureSpec::PaperPoint pp;
