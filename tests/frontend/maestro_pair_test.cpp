@@ -5,6 +5,9 @@
 // follow from the TB needs, computed by hand in the comments).
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <ostream>
+#include <string>
 #include <vector>
 
 #include "frontend/frontend_test_util.h"
@@ -93,56 +96,52 @@ std::vector<maestro::SmSlot> last_layout(bool dedicated) {
   return s;
 }
 
+// Where place_trials puts trial +1 and trial -1, and how many swaps it counts.
+struct Placed {
+  std::optional<size_t> more, fewer;
+  uint32_t swaps = 0;
+  bool operator==(const Placed&) const = default;
+};
+std::ostream& operator<<(std::ostream& os, const Placed& p) {
+  auto sm = [](std::optional<size_t> i) { return i ? std::to_string(*i) : std::string("none"); };
+  return os << "{+1 on " << sm(p.more) << ", -1 on " << sm(p.fewer) << ", " << p.swaps << " swaps}";
+}
+Placed place(const std::vector<maestro::SmSlot>& s, std::optional<maestro::Quota> more,
+             std::optional<maestro::Quota> fewer, maestro::Quota follower) {
+  Placed p;
+  auto at = maestro::place_trials(s, {more, fewer}, follower, p.swaps);
+  p.more = at[0], p.fewer = at[1];
+  return p;
+}
+
 TEST(MaestroRoleSwaps, WithoutHistoryTheTrialRolesTakeSms2And3) {
   std::vector<maestro::SmSlot> s(8);
   for (size_t i = 2; i < 8; ++i) s[i].free = true;
-  uint32_t swaps = 0;
-  auto at = maestro::place_trials(s, {maestro::Quota{5, 6}, maestro::Quota{3, 10}}, {4, 8}, swaps);
-  EXPECT_EQ(at[0], 2u);
-  EXPECT_EQ(at[1], 3u);
+  EXPECT_EQ(place(s, maestro::Quota{5, 6}, maestro::Quota{3, 10}, {4, 8}), (Placed{2, 3, 0}));
   // An unused role leaves its SM to the followers; the other keeps its own.
-  at = maestro::place_trials(s, {std::nullopt, maestro::Quota{3, 10}}, {4, 8}, swaps);
-  EXPECT_FALSE(at[0]);
-  EXPECT_EQ(at[1], 3u);
-  EXPECT_EQ(swaps, 0u);
+  EXPECT_EQ(place(s, std::nullopt, maestro::Quota{3, 10}, {4, 8}), (Placed{std::nullopt, 3, 0}));
 }
 
 TEST(MaestroRoleSwaps, AnUnchangedSplitKeepsEveryRoleWhereItWas) {
-  auto s = last_layout(true);
-  uint32_t swaps = 0;
-  auto at = maestro::place_trials(s, {maestro::Quota{5, 6}, maestro::Quota{3, 10}}, {4, 8}, swaps);
-  EXPECT_EQ(at[0], 2u);
-  EXPECT_EQ(at[1], 3u);
-  EXPECT_EQ(swaps, 0u);
+  EXPECT_EQ(place(last_layout(true), maestro::Quota{5, 6}, maestro::Quota{3, 10}, {4, 8}), (Placed{2, 3, 0}));
 }
 
 TEST(MaestroRoleSwaps, TrialPlusOneWinsItsSmBecomesAFollowerAndAFollowerTrialMinusOne) {
   // q 4 -> 5: followers {5, 6}; trial +1 {6, 4}; trial -1 {4, 8}, a follower's split.
-  auto s = last_layout(false);
-  uint32_t swaps = 0;
-  auto at = maestro::place_trials(s, {maestro::Quota{6, 4}, maestro::Quota{4, 8}}, {5, 6}, swaps);
-  EXPECT_EQ(at[0], 3u);  // the old trial -1 SM, whose TBs change anyway
-  EXPECT_EQ(at[1], 4u);  // the first follower: it keeps its TBs
-  EXPECT_EQ(swaps, 1u);
-  // SM 2 keeps {5, 6}: it is a follower now (not placed), preempting nothing.
-  EXPECT_NE(at[0], 2u);
-  EXPECT_NE(at[1], 2u);
+  // Trial +1 goes to the old trial -1 SM (3), whose TBs change anyway; trial
+  // -1 to the first follower (4), which keeps its TBs (a swap); SM 2 keeps
+  // {5, 6} as a follower, preempting nothing.
+  EXPECT_EQ(place(last_layout(false), maestro::Quota{6, 4}, maestro::Quota{4, 8}, {5, 6}), (Placed{3, 4, 1}));
 }
 
 TEST(MaestroRoleSwaps, TrialMinusOneWinsAndTheDedicatedSmsAreNotTaken) {
   // q 4 -> 3: followers {3, 10}; trial +1 {4, 8} (a follower's split); trial -1 {2, 12}.
   auto s = last_layout(true);
-  uint32_t swaps = 0;
-  auto at = maestro::place_trials(s, {maestro::Quota{4, 8}, maestro::Quota{2, 12}}, {3, 10}, swaps);
-  EXPECT_EQ(at[0], 4u);
-  EXPECT_EQ(at[1], 2u);  // the old trial +1 SM
-  EXPECT_EQ(swaps, 1u);
+  EXPECT_EQ(place(s, maestro::Quota{4, 8}, maestro::Quota{2, 12}, {3, 10}), (Placed{4, 2, 1}));
   // With only SMs 2 and 3 free, a role no SM's TBs fit takes the other trial
   // SM (2), whose TBs change anyway, not SM 3, which has the followers' split.
   for (size_t i = 4; i < 8; ++i) s[i].free = false;
-  at = maestro::place_trials(s, {std::nullopt, maestro::Quota{9, 1}}, {3, 10}, swaps);
-  EXPECT_EQ(at[1], 2u);
-  EXPECT_EQ(swaps, 1u);
+  EXPECT_EQ(place(s, std::nullopt, maestro::Quota{9, 1}, {3, 10}), (Placed{std::nullopt, 2, 0}));
 }
 
 TEST(MaestroRoleSwaps, OtherwiseAnSmWhoseTbsChangeAnywayBeforeAFollower) {
@@ -150,16 +149,10 @@ TEST(MaestroRoleSwaps, OtherwiseAnSmWhoseTbsChangeAnywayBeforeAFollower) {
   auto s = last_layout(true);
   s[0].free = s[1].free = true;
   for (size_t i = 2; i < 8; ++i) s[i] = {true, maestro::Quota{4, 8}, std::nullopt};
-  uint32_t swaps = 0;
-  auto at = maestro::place_trials(s, {maestro::Quota{9, 1}, maestro::Quota{8, 2}}, {4, 8}, swaps);
-  EXPECT_EQ(at[0], 0u);
-  EXPECT_EQ(at[1], 1u);
+  EXPECT_EQ(place(s, maestro::Quota{9, 1}, maestro::Quota{8, 2}, {4, 8}), (Placed{0, 1, 0}));
   // Without such SMs: the places of the layout without history.
   s[0].free = s[1].free = false;
-  at = maestro::place_trials(s, {maestro::Quota{9, 1}, maestro::Quota{8, 2}}, {4, 8}, swaps);
-  EXPECT_EQ(at[0], 2u);
-  EXPECT_EQ(at[1], 3u);
-  EXPECT_EQ(swaps, 0u);
+  EXPECT_EQ(place(s, maestro::Quota{9, 1}, maestro::Quota{8, 2}, {4, 8}), (Placed{2, 3, 0}));
 }
 
 }  // namespace
