@@ -169,7 +169,7 @@ struct FigureSpec {
   std::string aggregate = "geomean";
   std::vector<Filter> where;
   std::string overall;  // bars/lines: an extra x value aggregating every row ("all"); empty: none
-  bool isolated = false;  // rows = "isolated": the isolated runs' rows (isolated.csv), not the mixes'"
+  bool isolated = false;  // rows = "isolated": the isolated runs' rows (isolated.csv), not the mixes'
   struct PaperPoint {
     std::string series, x;
     double y = 0;

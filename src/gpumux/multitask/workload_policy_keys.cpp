@@ -69,7 +69,8 @@ void parse_preemption(StrictTable& pt, WorkloadFile& w) {
 // maestro's, warped-slicer's, smk-split's, time-slice's, mig's and mps's keys of [policy] (docs/maestro.md, docs/sharing-modes.md), refused with another policy.
 void parse_policy_specific_keys(StrictTable& pt, WorkloadFile& w) {
   frontend::MaestroOptions& mo = w.policy_options.maestro;
-  for (const char* key : {"epoch_cycles", "objective", "rededicate_every", "stable_tolerance", "resume_pairs", "role_swaps"})
+  for (const char* key :
+       {"epoch_cycles", "objective", "rededicate_every", "stable_tolerance", "resume_pairs", "role_swaps"})
     if (pt.node(key) && w.policy != "maestro")
       pt.fail(*pt.node(key), key, fmt::format("only used with policy maestro, not '{}'", w.policy));
   mo.epoch_cycles = Cycle(pt.integer("epoch_cycles", 1, int64_t(1) << 40).value_or(int64_t(mo.epoch_cycles)));
