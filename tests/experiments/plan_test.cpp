@@ -377,13 +377,30 @@ TEST(ExperimentPlan, ConvergedRunRuleReachesTheMixRunsOnly) {
     bool mix = r.kind == PlannedRun::Kind::Mix;
     EXPECT_EQ(w.run.until, mix ? multitask::RunRule::Until::Converged : multitask::RunRule::Until::Completions)
         << r.task.label;
-    EXPECT_EQ(w.run.ipc_window, 2000u);
+    EXPECT_EQ(w.run.ipc_window, r.kind == PlannedRun::Kind::Classify ? 0u : 2000u) << r.task.label;
     EXPECT_EQ(w.run.max_cycles, mix ? 500000u : 0u);
     if (mix) {
       EXPECT_DOUBLE_EQ(w.run.convergence.tolerance, 0.03);
       EXPECT_EQ(w.run.convergence.windows, 7u);
     }
   }
+}
+
+// IPC windows within one SM reach the mix and isolated runs; classification
+// runs (here on 1 SM, which has no SM 3) only need their cycles and are not sampled.
+TEST(ExperimentPlan, IpcWindowsOfOneSmSampleMixAndIsolatedRunsNotClassification) {
+  Study s = tiny("quick");
+  s.run.ipc_window = 2000;
+  s.run.ipc_sm = 3;
+  size_t classify = 0;
+  for (const PlannedRun& r : plan_study(s, "/tmp/out")) {
+    multitask::WorkloadFile w = multitask::parse_workload(r.workload_toml, "w", ".");
+    const bool sampled = r.kind != PlannedRun::Kind::Classify;
+    classify += !sampled;
+    EXPECT_EQ(w.run.ipc_window, sampled ? 2000u : 0u) << r.task.label;
+    EXPECT_EQ(w.run.ipc_sm, sampled ? std::optional<uint32_t>(3) : std::nullopt) << r.task.label;
+  }
+  EXPECT_EQ(classify, 2u);
 }
 
 }  // namespace

@@ -116,9 +116,11 @@ class Planner {
     }
     run.insert("max_cycles", alone ? 0 : int64_t(rule.max_cycles));
     // Isolated runs sample too (figures of a kernel alone against shared,
-    // GPU Maestro's figure 3); sampling leaves a run unchanged.
-    if (rule.ipc_window) run.insert("ipc_window", int64_t(rule.ipc_window));
-    if (rule.ipc_sm) run.insert("ipc_sm", int64_t(*rule.ipc_sm));
+    // GPU Maestro's figure 3); sampling leaves a run unchanged. Classification
+    // runs only need their cycles, and may have fewer SMs than ipc_sm names.
+    const bool sampled = kind != PlannedRun::Kind::Classify;
+    if (sampled && rule.ipc_window) run.insert("ipc_window", int64_t(rule.ipc_window));
+    if (sampled && rule.ipc_sm) run.insert("ipc_sm", int64_t(*rule.ipc_sm));
     w.insert("run", run);
     toml::array apps;
     const ByBenchmark<std::string>& sizes = config.size ? *config.size : s_.sweep.size;
