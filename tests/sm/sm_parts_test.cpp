@@ -2,6 +2,9 @@
 // the warp scheduling policies and the scheduler registry.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <set>
+
 #include "gpumux/core/error.h"
 #include "gpumux/sm/range_allocator.h"
 #include "gpumux/sm/shared_memory.h"
@@ -37,6 +40,36 @@ TEST(BankConflicts, DegreeFollowsStrideAndBroadcast) {
   for (unsigned l = 0; l < 32; ++l) addr[l] = uint64_t(l) * 8;  // 8 B per lane: two passes
   EXPECT_EQ(bank_conflict_degree(addr, 0xffffffffu, 8), 2u);
   EXPECT_EQ(bank_conflict_degree(addr, 0, 4), 0u);
+}
+
+// The degree by definition: the most distinct words any one bank is asked for.
+uint32_t degree_by_definition(const std::array<uint64_t, 32>& addr, uint32_t mask, uint32_t bytes) {
+  std::array<std::set<uint64_t>, kSharedBanks> words;
+  uint32_t per_lane = std::min<uint32_t>(std::max<uint32_t>(1, (bytes + kBankBytes - 1) / kBankBytes), 4);
+  for (unsigned l = 0; l < 32; ++l)
+    if (mask >> l & 1)
+      for (uint32_t k = 0; k < per_lane; ++k) words[(addr[l] / kBankBytes + k) % kSharedBanks].insert(addr[l] / kBankBytes + k);
+  uint32_t d = 0;
+  for (const auto& w : words) d = std::max<uint32_t>(d, uint32_t(w.size()));
+  return d;
+}
+
+TEST(BankConflicts, DegreeMatchesDefinitionOnRandomPatterns) {
+  // Patterns near the fast path's edges: few distinct words, some lanes
+  // sharing a bank with another word, partial masks, wide accesses, words
+  // more than 32 rows from the first lane's.
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::array<uint64_t, 32> addr{};
+    uint32_t bytes = std::array<uint32_t, 4>{4, 8, 16, 2}[trial % 4];
+    uint64_t span = std::array<uint64_t, 4>{32, 128, 4096, 65536}[trial / 4 % 4];  // the last beyond 64 rows
+    for (unsigned l = 0; l < 32; ++l) addr[l] = (rng() % span) / bytes * bytes;
+    if (trial % 5 == 0)
+      for (unsigned l = 0; l < 32; ++l) addr[l] = (l * bytes + (l == 31 ? 128 : 0)) % 8192;  // one conflict
+    uint32_t mask = trial % 3 == 0 ? ~0u : uint32_t(rng());
+    ASSERT_EQ(bank_conflict_degree(addr, mask, bytes), degree_by_definition(addr, mask, bytes))
+        << "trial " << trial << " bytes " << bytes << " mask " << mask;
+  }
 }
 
 std::vector<WarpView> views(std::initializer_list<bool> ready) {

@@ -1,6 +1,7 @@
 // Memory instructions: ld, ldu, st, atom, red, cvta, isspacep, prefetch.
 // Each handler is specialised by state space at bind time; every access is
 // bounds-checked against its space and faults with a clear message.
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -166,11 +167,27 @@ void ld(StepContext& c, const ptx::Instruction& in) {
     const uint64_t align = gpumux::has_single_bit(total) ? total - 1 : 0;
     uint64_t addrs[kWarpSize];
     bool ok = true;
-    for_lanes(c.mask, [&](unsigned lane) {
-      uint64_t addr = a.lane(c, lane);
-      addrs[lane] = addr;
-      ok &= ((addr & align) == 0) & (addr + total <= size) & (addr + total >= addr);
-    });
+    if (c.mask == kFullMask) {
+      // Branch-free over the warp: misaligned bits and the highest address.
+      uint64_t misaligned = 0, highest = 0;
+      if (a.a.reg != ptx::kNoReg) {
+        const uint64_t* r = c.regs + size_t(a.a.reg) * kWarpSize;
+        for (unsigned lane = 0; lane < kWarpSize; ++lane) addrs[lane] = (r[lane] + a.a.imm) & a.wrap;
+      } else {
+        std::fill_n(addrs, kWarpSize, (a.sym_base + a.a.imm) & a.wrap);
+      }
+      for (unsigned lane = 0; lane < kWarpSize; ++lane) {
+        misaligned |= addrs[lane] & align;
+        highest = std::max(highest, addrs[lane]);
+      }
+      ok = misaligned == 0 && total <= size && highest <= size - total;
+    } else {
+      for_each_lane(c.mask, [&](unsigned lane) {
+        uint64_t addr = a.lane(c, lane);
+        addrs[lane] = addr;
+        ok &= ((addr & align) == 0) & (addr + total <= size) & (addr + total >= addr);
+      });
+    }
     if (ok) {
       if (rec && c.mask) {
         MemAccess& m = c.warp->access();

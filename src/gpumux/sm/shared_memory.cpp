@@ -3,34 +3,51 @@
 #include <algorithm>
 #include <bit>
 
+#include "gpumux/core/popcount.h"
+
 namespace gpumux::sm {
 
 uint32_t bank_conflict_degree(const std::array<uint64_t, 32>& addr, uint32_t mask, uint32_t bytes) {
   if (mask == 0) return 0;
-  // Fast path: conflict-free when every bank is asked for at most one
-  // distinct word (each lane in a bank of its own, broadcasts, or both).
   uint32_t words_per_lane = std::max<uint32_t>(1, (bytes + kBankBytes - 1) / kBankBytes);
   words_per_lane = std::min<uint32_t>(words_per_lane, 4);
+  // Word w sits in bank w % 32 at row w / 32: a bank's distinct words are its
+  // distinct rows. When every row is within 32 of the first lane's, each
+  // bank's rows fit a 64-bit mask and the degree is the largest mask's
+  // popcount, without branches per lane (the usual case).
   {
-    std::array<uint64_t, kSharedBanks> bank_word{};
-    uint32_t used = 0;
-    bool one_word_per_bank = true;
-    for (uint32_t m = mask; m && one_word_per_bank; m &= m - 1) {
-      uint64_t first = addr[unsigned(std::countr_zero(m))] / kBankBytes;
-      for (uint32_t k = 0; k < words_per_lane; ++k) {
-        uint64_t word = first + k;
-        unsigned b = unsigned(word % kSharedBanks);
-        uint32_t bit = 1u << b;
-        if (!(used & bit)) {
-          used |= bit;
-          bank_word[b] = word;
-        } else if (bank_word[b] != word) {
-          one_word_per_bank = false;
-          break;
+    const uint64_t bias = (addr[unsigned(std::countr_zero(mask))] / kBankBytes / kSharedBanks) - 32;
+    std::array<uint64_t, kSharedBanks> rows{};
+    uint64_t out_of_range = 0;
+    // Words per lane a constant for the usual 4 B access.
+    auto add_all = [&]<uint32_t Words>() {
+      const uint32_t words = Words ? Words : words_per_lane;
+      auto add = [&](unsigned lane) {
+        for (uint32_t k = 0; k < words; ++k) {
+          uint64_t word = addr[lane] / kBankBytes + k;
+          uint64_t row = word / kSharedBanks - bias;  // wraps below the bias: out of range
+          out_of_range |= row >> 6;
+          rows[word % kSharedBanks] |= uint64_t(1) << (row & 63);
         }
+      };
+      if (mask == ~0u) {
+        for (unsigned lane = 0; lane < 32; ++lane) add(lane);
+      } else {
+        for (uint32_t m = mask; m; m &= m - 1) add(unsigned(std::countr_zero(m)));
       }
+    };
+    if (words_per_lane == 1)
+      add_all.template operator()<1>();
+    else
+      add_all.template operator()<0>();
+    if (out_of_range == 0) {
+      uint64_t several = 0;
+      for (uint64_t r : rows) several |= r & (r - 1);
+      if (several == 0) return 1;
+      uint32_t degree = 0;
+      for (uint64_t r : rows) degree = std::max<uint32_t>(degree, uint32_t(gpumux::popcount(r)));
+      return degree;
     }
-    if (one_word_per_bank) return 1;
   }
   // Distinct words per bank; at most 32 lanes x 4 words each.
   constexpr unsigned kMaxWords = 32 * 4;
