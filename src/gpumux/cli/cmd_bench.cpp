@@ -20,7 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <ctime>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -31,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpumux/cli/commands.h"
+#include "gpumux/core/cpu_time.h"
 #include "gpumux/core/error.h"
 #include "gpumux/gpu/gpu.h"
 #include "gpumux/timing/timing_backend.h"
@@ -73,12 +73,6 @@ nlohmann::json to_json(const BenchResult& r) {
   return j;
 }
 
-double cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
-}
-
 // Runs one workload on one config in this process.
 BenchResult run_one(const std::string& name, const std::string& config, workloads::Size size, unsigned repeat) {
   BenchResult r;
@@ -94,10 +88,10 @@ BenchResult run_one(const std::string& name, const std::string& config, workload
     Config cfg = gpu::load_config(config);
     auto dev = timing::make_device(cfg.values());
     runtime::Context& ctx = dev->create_context(name);
-    double start = cpu_seconds();
+    double start = process_cpu_seconds();
     workloads::CheckResult c;
     for (unsigned i = 0; i < repeat && (i == 0 || c.passed); ++i) c = workloads::run_workload(*w, ctx, size, 1);
-    r.host_seconds = cpu_seconds() - start;
+    r.host_seconds = process_cpu_seconds() - start;
     timing::TimingBackend& tb = timing::backend_of(*dev);
     r.cycles = tb.busy_cycles();
     r.warp_insts = tb.warp_instructions();
@@ -129,7 +123,7 @@ BenchResult run_startup(const std::string& config) {
   BenchResult r;
   r.workload = "start-up";
   r.config = config;
-  double start = cpu_seconds();
+  double start = process_cpu_seconds();
   try {
     Config cfg = gpu::load_config(config);
     auto dev = timing::make_device(cfg.values());
@@ -145,7 +139,7 @@ BenchResult run_startup(const std::string& config) {
   } catch (const std::exception& e) {
     r.error = e.what();
   }
-  r.host_seconds = cpu_seconds() - start;
+  r.host_seconds = process_cpu_seconds() - start;
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   r.peak_rss_bytes = uint64_t(u.ru_maxrss) * 1024;

@@ -117,6 +117,7 @@ nlohmann::json to_json(const RunResult& r) {
                    {"ipc", q.ipc}, {"cycles", q.cycles}, {"ratio", q.ratio()}, {"reached", q.reached()}});
   json out = {{"gpu", r.gpu},         {"policy", r.policy},   {"cycles", r.cycles},
               {"warp_insts", r.warp_insts}, {"host_seconds", r.host_seconds},
+              {"host_cpu_seconds", r.host_cpu_seconds},
               {"stopped_by_limit", r.stopped_by_limit}, {"apps", apps}, {"kernels", kernels},
               {"copies", copies}, {"preemptions", preemptions}, {"statistics", r.stats},
               {"quota_scheme", r.quota_scheme}, {"qos", qos}, {"events", events_json(r.events)}};

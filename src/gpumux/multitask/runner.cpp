@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpumux/core/cpu_time.h"
 #include "gpumux/core/error.h"
 #include "gpumux/gpu/gpu.h"
 #include "gpumux/gpu/progress.h"
@@ -257,9 +258,11 @@ RunResult simulate(const WorkloadFile& w, const Config& config, const RunOptions
     });
   }
   auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = process_cpu_seconds();
   hs.run(w.run.max_cycles ? w.run.max_cycles : kNever);
   progress.reset();
   result.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  result.host_cpu_seconds = process_cpu_seconds() - cpu0;
   result.cycles = g.core_cycle();
   // A run that stopped early hit its cycle limit unless its rule was met first
   // (all done, or converged); a cycle-limited run ends only at the limit.

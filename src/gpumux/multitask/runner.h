@@ -108,7 +108,8 @@ struct RunResult {
   std::string quota_scheme;    // empty: none
   Cycle cycles = 0;            // core cycles simulated
   bool stopped_by_limit = false;
-  double host_seconds = 0;
+  double host_seconds = 0;      // wall-clock time of the simulation
+  double host_cpu_seconds = 0;  // CPU time of this process meanwhile (user + system)
   uint64_t warp_insts = 0;
   std::vector<AppOutcome> apps;
   std::vector<frontend::KernelRecord> kernels;
