@@ -100,6 +100,15 @@ struct AddressOperand {
     uint64_t base = a.reg != ptx::kNoReg ? c.regs[size_t(a.reg) * kWarpSize + l] : sym_base;
     return (base + a.imm) & wrap;
   }
+  // lane() of every lane of a full warp, as one counted loop (vectorised).
+  void full_warp(const StepContext& c, uint64_t* out) const {
+    if (a.reg == ptx::kNoReg) {
+      std::fill_n(out, kWarpSize, (sym_base + a.imm) & wrap);
+      return;
+    }
+    const uint64_t* r = c.regs + size_t(a.reg) * kWarpSize;
+    for (unsigned l = 0; l < kWarpSize; ++l) out[l] = (r[l] + a.imm) & wrap;
+  }
 };
 
 void record(StepContext& c, Space space, unsigned lane, uint64_t addr, uint32_t bytes,
@@ -170,12 +179,7 @@ void ld(StepContext& c, const ptx::Instruction& in) {
     if (c.mask == kFullMask) {
       // Branch-free over the warp: misaligned bits and the highest address.
       uint64_t misaligned = 0, highest = 0;
-      if (a.a.reg != ptx::kNoReg) {
-        const uint64_t* r = c.regs + size_t(a.a.reg) * kWarpSize;
-        for (unsigned lane = 0; lane < kWarpSize; ++lane) addrs[lane] = (r[lane] + a.a.imm) & a.wrap;
-      } else {
-        std::fill_n(addrs, kWarpSize, (a.sym_base + a.a.imm) & a.wrap);
-      }
+      a.full_warp(c, addrs);
       for (unsigned lane = 0; lane < kWarpSize; ++lane) {
         misaligned |= addrs[lane] & align;
         highest = std::max(highest, addrs[lane]);

@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "gpumux/core/popcount.h"
+#include "gpumux/exec/step_context.h"
 
 namespace gpumux::sm {
 
@@ -30,11 +31,7 @@ uint32_t bank_conflict_degree(const std::array<uint64_t, 32>& addr, uint32_t mas
           rows[word % kSharedBanks] |= uint64_t(1) << (row & 63);
         }
       };
-      if (mask == ~0u) {
-        for (unsigned lane = 0; lane < 32; ++lane) add(lane);
-      } else {
-        for (uint32_t m = mask; m; m &= m - 1) add(unsigned(std::countr_zero(m)));
-      }
+      exec::for_lanes(mask, add);
     };
     if (words_per_lane == 1)
       add_all.template operator()<1>();
