@@ -24,6 +24,8 @@ class ClockDomain {
     uint64_t g = std::gcd(kPsPerKhzCycle, khz_);
     num_ = kPsPerKhzCycle / g;
     den_ = khz_ / g;
+    narrow_limit_ = (std::numeric_limits<uint64_t>::max() - den_) / num_;
+    narrow_tick_limit_ = std::numeric_limits<uint64_t>::max() / den_;
   }
 
   const std::string& name() const { return name_; }
@@ -32,13 +34,16 @@ class ClockDomain {
 
   // Tick at which cycle `c` begins.
   Tick tick_of(Cycle c) const {
-    if (c <= (std::numeric_limits<uint64_t>::max() - den_) / num_) return (c * num_ + den_ - 1) / den_;
+    if (c <= narrow_limit_) return (c * num_ + den_ - 1) / den_;
     return Tick((Wide(c) * num_ + den_ - 1) / den_);
   }
   // First cycle beginning at or after `t`.
-  Cycle cycle_at_or_after(Tick t) const { return t == 0 ? 0 : Cycle(Wide(t - 1) * den_ / num_) + 1; }
+  Cycle cycle_at_or_after(Tick t) const { return t == 0 ? 0 : cycle_at(t - 1) + 1; }
   // Cycle in progress at `t` (the last one beginning at or before `t`).
-  Cycle cycle_at(Tick t) const { return Cycle(Wide(t) * den_ / num_); }
+  Cycle cycle_at(Tick t) const {
+    if (t <= narrow_tick_limit_) return t * den_ / num_;
+    return Cycle(Wide(t) * den_ / num_);
+  }
 
  private:
   using Wide = unsigned __int128;
@@ -47,6 +52,9 @@ class ClockDomain {
   std::string name_;
   uint64_t khz_;
   uint64_t num_, den_;  // period = num_ / den_ ps, reduced
+  // The largest cycle and tick that 64-bit arithmetic converts (128-bit
+  // division is a library call; the limits are computed once).
+  uint64_t narrow_limit_, narrow_tick_limit_;
 };
 
 }  // namespace gpumux

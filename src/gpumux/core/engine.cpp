@@ -27,13 +27,14 @@ void Engine::add(Component& c) {
   Domain& d = domains_[c.domain_];
   c.index_ = uint32_t(d.components.size());
   d.components.push_back(&c);
-  if (d.due.size() * 64 < d.components.size()) {
-    d.due.push_back(0);
+  if (d.ticking.size() * 64 < d.components.size()) {
+    d.wheel.resize(d.wheel.size() + kWheelSlots, 0);  // word-major: a new word is a new row
     d.ticking.push_back(0);
   }
 }
 
 void Engine::set_next_cycle(Domain& d, Cycle c) {
+  if (c == d.next_cycle) return;  // its ticks are known (tick_of divides)
   d.next_cycle = c;
   d.next_tick = d.clock.tick_of(c);
   d.prev_tick = c ? d.clock.tick_of(c - 1) : 0;
@@ -49,34 +50,60 @@ void Engine::wake(Component& c, Tick t) {
   schedule(c, first_cycle_from(d, std::max(t, horizon_)));
 }
 
-// Invariant: when a domain is active, next_cycle is the earliest planned cycle
-// of its components; `due` holds exactly those planned for next_cycle.
-void Engine::schedule(Component& c, Cycle cycle) {
-  if (c.planned_ <= cycle) return;
-  c.planned_ = cycle;
-  Domain& d = domains_[c.domain_];
-  if (!d.active()) {
-    set_next_cycle(d, cycle);
-  } else if (cycle < d.next_cycle) {
-    // Earlier than everything planned (rare): what was due waits in the heap.
-    for (size_t w = 0; w < d.due.size(); ++w) {
-      for (uint64_t bits = d.due[w]; bits; bits &= bits - 1)
-        d.timed.push({d.next_cycle, uint32_t(w * 64 + std::countr_zero(bits))});
-      d.due[w] = 0;
-    }
-    d.any_due = false;
-    set_next_cycle(d, cycle);
+[[gnu::always_inline]] inline void Engine::plan(Domain& d, uint32_t index, Cycle cycle) {
+  if (cycle >= d.horizon + kWheelSlots) {
+    d.later.push({cycle, index});
+    return;
   }
-  if (cycle == d.next_cycle) {
-    d.due[c.index_ / 64] |= uint64_t(1) << (c.index_ % 64);
-    d.any_due = true;
-  } else {
-    d.timed.push({cycle, c.index_});
+  size_t slot = cycle % kWheelSlots;
+  d.wheel[index / 64 * kWheelSlots + slot] |= uint64_t(1) << (index % 64);
+  d.occupied[slot / 64] |= uint64_t(1) << (slot % 64);
+}
+
+// A plan replaced by an earlier one leaves the wheel at once; in the heap it
+// goes stale.
+void Engine::unplan(Domain& d, uint32_t index, Cycle cycle) {
+  if (cycle >= d.horizon + kWheelSlots) return;
+  size_t slot = cycle % kWheelSlots;
+  d.wheel[index / 64 * kWheelSlots + slot] &= ~(uint64_t(1) << (index % 64));
+  uint64_t any = 0;
+  for (size_t w = slot; w < d.wheel.size(); w += kWheelSlots) any |= d.wheel[w];
+  if (!any) d.occupied[slot / 64] &= ~(uint64_t(1) << (slot % 64));
+}
+
+// Invariant: when a domain is active, next_cycle is at most the earliest
+// planned cycle of its components, and equal to it outside process().
+void Engine::replan(Component& c, Cycle cycle) {
+  Domain& d = domains_[c.domain_];
+  const bool was_active = d.active();
+  if (c.planned_ != kNever) unplan(d, c.index_, c.planned_);
+  c.planned_ = cycle;
+  plan(d, c.index_, cycle);
+  if (!was_active || cycle < d.next_cycle) set_next_cycle(d, cycle);
+  if (cycle == d.next_cycle) d.any_due = true;
+}
+
+// Moves the horizon forward and, with it, the heap's plans that now fall
+// within the wheel.
+[[gnu::always_inline]] inline void Engine::advance_horizon(Domain& d, Cycle horizon) {
+  d.horizon = horizon;
+  while (!d.later.empty() && d.later.top().first < horizon + kWheelSlots) [[unlikely]] {
+    auto [cycle, i] = d.later.top();
+    d.later.pop();
+    if (d.components[i]->planned_ == cycle) plan(d, i, cycle);
   }
 }
 
-void Engine::drop_stale_timed(Domain& d) {
-  while (!d.timed.empty() && d.components[d.timed.top().second]->planned_ != d.timed.top().first) d.timed.pop();
+Cycle Engine::earliest_planned(Domain& d) {
+  const size_t start = d.horizon % kWheelSlots;
+  for (size_t k = 0; k <= kSlotWords; ++k) {
+    size_t w = (start / 64 + k) % kSlotWords;
+    uint64_t bits = d.occupied[w];
+    if (k == 0) bits &= ~uint64_t(0) << (start % 64);
+    if (bits) return d.horizon + (w * 64 + std::countr_zero(bits) + kWheelSlots - start) % kWheelSlots;
+  }
+  while (!d.later.empty() && d.components[d.later.top().second]->planned_ != d.later.top().first) d.later.pop();
+  return d.later.empty() ? kNever : d.later.top().first;
 }
 
 void Engine::process(Domain& d) {
@@ -84,12 +111,14 @@ void Engine::process(Domain& d) {
   now_ = d.next_tick;
   horizon_ = now_ + 1;
   ++edges_;
-  while (!d.timed.empty() && d.timed.top().first <= c) {
-    auto [cycle, i] = d.timed.top();
-    d.timed.pop();
-    if (d.components[i]->planned_ == cycle) d.due[i / 64] |= uint64_t(1) << (i % 64);
+  advance_horizon(d, c);  // a jump over idle cycles may land on plans still in the heap
+  const size_t slot = c % kWheelSlots;
+  for (size_t w = 0; w < d.ticking.size(); ++w) {
+    d.ticking[w] = d.wheel[w * kWheelSlots + slot];
+    d.wheel[w * kWheelSlots + slot] = 0;
   }
-  std::swap(d.due, d.ticking);
+  d.occupied[slot / 64] &= ~(uint64_t(1) << (slot % 64));
+  advance_horizon(d, c + 1);
   d.any_due = false;
   d.prev_tick = d.next_tick;
   d.next_cycle = c + 1;
@@ -105,8 +134,8 @@ void Engine::process(Domain& d) {
     }
   }
   if (!d.any_due) {
-    drop_stale_timed(d);
-    if (!d.timed.empty()) set_next_cycle(d, d.timed.top().first);
+    Cycle next = earliest_planned(d);
+    if (next != kNever) set_next_cycle(d, next);
   }
 }
 

@@ -17,6 +17,7 @@
 // program that arrives later) is waiting, not a stall.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -120,26 +121,50 @@ class Engine {
   friend class Component;
   using Timed = std::pair<Cycle, uint32_t>;  // (cycle, component index)
 
+  // Components planned within kWheelSlots cycles of a domain's horizon wait
+  // in a timing wheel of bitsets (no ordering work); those planned further
+  // ahead wait in a heap and move to the wheel as the horizon nears them.
+  static constexpr size_t kWheelSlots = 128;
+  static constexpr size_t kSlotWords = kWheelSlots / 64;
+
   struct Domain {
     explicit Domain(ClockDomain c) : clock(std::move(c)) {}
     ClockDomain clock;
     std::vector<Component*> components;
-    std::vector<uint64_t> due;      // bit per component: planned_ == next_cycle
-    std::vector<uint64_t> ticking;  // the due set being ticked
-    bool any_due = false;
-    std::priority_queue<Timed, std::vector<Timed>, std::greater<>> timed;  // planned_ > next_cycle
-    Cycle next_cycle = 0;  // the cycle `due` refers to
-    Tick next_tick = 0;    // tick_of(next_cycle)
-    Tick prev_tick = 0;    // tick_of(next_cycle - 1), or 0
-    bool active() const { return any_due || !timed.empty(); }
+    // Bit per component, word-major (word w of slot s at w * kWheelSlots + s):
+    // slot s holds the components planned for the cycle in [horizon,
+    // horizon + kWheelSlots) that is s modulo kWheelSlots.
+    std::vector<uint64_t> wheel;
+    std::array<uint64_t, kSlotWords> occupied{};  // bit per non-empty slot
+    std::vector<uint64_t> ticking;                 // the slot being ticked
+    // (cycle, component) planned at or after horizon + kWheelSlots; entries
+    // whose component was planned again since are stale and skipped.
+    std::priority_queue<Timed, std::vector<Timed>, std::greater<>> later;
+    Cycle horizon = 0;      // every plan is for this cycle or later: the cycle after the last one processed
+    bool any_due = false;   // a component was planned for next_cycle since it was processed (busy, for the watchdog)
+    Cycle next_cycle = 0;   // when active: no component is planned before it
+    Tick next_tick = 0;     // tick_of(next_cycle)
+    Tick prev_tick = 0;     // tick_of(next_cycle - 1), or 0
+    bool active() const {
+      uint64_t any = 0;
+      for (uint64_t w : occupied) any |= w;
+      return any || !later.empty();
+    }
   };
 
   void add(Component& c);
-  void schedule(Component& c, Cycle cycle);
+  // Plans `c` for `cycle` unless it is planned for that cycle or earlier.
+  void schedule(Component& c, Cycle cycle) {
+    if (cycle < c.planned_) replan(c, cycle);
+  }
+  void replan(Component& c, Cycle cycle);
   void wake(Component& c, Tick t);
   void set_next_cycle(Domain& d, Cycle c);
   Cycle first_cycle_from(const Domain& d, Tick t) const;
-  void drop_stale_timed(Domain& d);
+  void plan(Domain& d, uint32_t index, Cycle cycle);
+  void unplan(Domain& d, uint32_t index, Cycle cycle);
+  void advance_horizon(Domain& d, Cycle horizon);
+  Cycle earliest_planned(Domain& d);
   void process(Domain& d);
   Domain* next_domain();
 
