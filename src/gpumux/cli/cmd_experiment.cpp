@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -131,7 +132,7 @@ void run_one(const ExperimentOptions& o) {
     ro.cache_dir = o.cache_dir;
     multitask::RunResult r = multitask::run_workload(w, ro);
     fmt::print("{}", multitask::format_summary(r));
-    write_text(dir / "run.json", multitask::to_json(r).dump(1) + "\n");
+    write_text(dir / "run.json", multitask::to_json(std::move(r)).dump(1) + "\n");
   } catch (const std::exception& e) {
     std::ofstream(dir / "error.txt") << e.what() << "\n";
     throw;

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -85,8 +86,8 @@ void write_json(const std::string& file, const nlohmann::json& j) {
   if (!f) throw ApiError(fmt::format("cannot write {}", file));
 }
 
-void write_outputs(const RunOptions& o, const multitask::RunResult& r, const stats::Timeline* timeline) {
-  if (!o.json_file.empty()) write_json(o.json_file, multitask::to_json(r));
+void write_outputs(const RunOptions& o, multitask::RunResult&& r, const stats::Timeline* timeline) {
+  if (!o.json_file.empty()) write_json(o.json_file, multitask::to_json(std::move(r)));
   if (timeline) timeline->write(o.timeline_file);
 }
 
@@ -178,8 +179,8 @@ void run(const RunOptions& o, const CLI::App& cmd) {
   ro.timeline = timeline.get();
   multitask::RunResult r = multitask::run_workload(w, ro);
   fmt::print("{}", multitask::format_summary(r));
-  write_outputs(o, r, timeline.get());
   if (!r.all_passed()) exit_code() = 1;
+  write_outputs(o, std::move(r), timeline.get());
 }
 
 }  // namespace

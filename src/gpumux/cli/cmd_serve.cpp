@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -209,13 +210,13 @@ void run_serve(const ServeOptions& o) {
   multitask::RunResult r = multitask::run_workload(w, ro);
   fmt::print("{}", multitask::format_summary(r));
   if (config.values().vm.demand_paging) fmt::print("{}", paging_summary(r));
+  if (!r.all_passed()) exit_code() = 1;
   if (!o.json.empty()) {
     std::ofstream f(o.json);
-    f << multitask::to_json(r).dump(1) << "\n";
+    f << multitask::to_json(std::move(r)).dump(1) << "\n";
     if (!f) throw ApiError(fmt::format("cannot write {}", o.json));
   }
   if (timeline) timeline->write(o.timeline);
-  if (!r.all_passed()) exit_code() = 1;
 }
 
 }  // namespace

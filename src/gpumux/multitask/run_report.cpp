@@ -1,6 +1,7 @@
 // What a multiprogrammed run reports: its text summary (`gpumux run`'s
 // output) and its JSON (`--json`, a study's run.json).
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -125,6 +126,14 @@ nlohmann::json to_json(const RunResult& r) {
   out["kernel_metrics"] = r.kernel_metrics ? to_json(*r.kernel_metrics) : json(nullptr);
   out["ipc_windows"] = r.ipc_windows ? to_json(*r.ipc_windows) : json(nullptr);
   out["convergence"] = r.convergence ? to_json(*r.convergence) : json(nullptr);
+  return out;
+}
+
+nlohmann::json to_json(RunResult&& r) {
+  nlohmann::json stats = std::move(r.stats);
+  r.stats = nullptr;
+  nlohmann::json out = to_json(std::as_const(r));
+  out["statistics"] = std::move(stats);
   return out;
 }
 

@@ -141,5 +141,7 @@ Cycle run_busy_cycles(const std::vector<frontend::KernelRecord>& kernels, uint32
 std::string format_summary(const RunResult& r);
 // Everything: apps, kernels, copies, metrics, statistics.
 nlohmann::json to_json(const RunResult& r);
+// The same, moving the statistics tree out of `r` instead of copying it.
+nlohmann::json to_json(RunResult&& r);
 
 }  // namespace gpumux::multitask
