@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "gpumux/core/error.h"
 #include "multitask/run_test_util.h"
@@ -170,6 +171,8 @@ TEST(MultiAppRun, OutputsHoldMetricsAndTimelineTracks) {
   EXPECT_NE(timeline.find("memcpy H2D"), std::string::npos);
   std::string summary = format_summary(r);
   EXPECT_NE(summary.find("STP"), std::string::npos);
+  // run-one and --json move the statistics out instead of copying them: the same JSON.
+  EXPECT_EQ(to_json(std::move(r)), j);
 }
 
 }  // namespace
