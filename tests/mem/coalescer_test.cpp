@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <vector>
+
 namespace gpumux::mem {
 namespace {
 
@@ -60,6 +64,50 @@ TEST(Coalescer, InactiveLanesAreIgnored) {
   EXPECT_EQ(c.lines[0].line, 0x1000u);
   EXPECT_EQ(c.lines[1].line, 0x1100u);
   EXPECT_EQ(coalesce(strided(0, 4), 0, 4).count, 0u);
+}
+
+
+// The coalescer's output by its definition: lane by lane, each line a lane's
+// bytes touch, its sectors and lanes, lines in the order of their first lane.
+std::vector<LineAccess> by_definition(const std::array<uint64_t, kWarpLanes>& addr, uint32_t active, uint32_t bytes) {
+  std::vector<LineAccess> out;
+  for (unsigned l = 0; l < kWarpLanes; ++l) {
+    if (!(active >> l & 1)) continue;
+    for (uint64_t b = addr[l]; b < addr[l] + std::max<uint32_t>(bytes, 1); ++b) {
+      uint64_t line = b / kLineBytes * kLineBytes;
+      auto it = std::find_if(out.begin(), out.end(), [&](const LineAccess& x) { return x.line == line; });
+      if (it == out.end()) it = out.insert(out.end(), LineAccess{line, 0, 0});
+      it->sectors |= SectorMask(1u << ((b - line) / kSectorBytes));
+      it->lanes |= 1u << l;
+    }
+  }
+  return out;
+}
+
+TEST(Coalescer, MatchesTheDefinitionOnRandomPatterns) {
+  // Unit and small strides in either direction (few lines: the one-pass
+  // path), lanes straddling lines, scattered lanes, partial masks.
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 20000; ++trial) {
+    const uint32_t bytes = std::array<uint32_t, 5>{1, 4, 8, 16, 12}[trial % 5];
+    const uint64_t base = 0x10000 + rng() % 4096;
+    const int64_t stride = std::array<int64_t, 6>{4, 8, -4, 0, 16, 100}[trial / 5 % 6];
+    std::array<uint64_t, kWarpLanes> addr{};
+    for (unsigned l = 0; l < kWarpLanes; ++l) {
+      addr[l] = uint64_t(int64_t(base) + stride * int64_t(l));
+      if (trial % 7 == 0) addr[l] = 0x10000 + rng() % 600;  // scattered over a few lines
+      if (trial % 11 == 0 && l == rng() % 32) addr[l] += 4096;  // one far lane
+    }
+    const uint32_t active = trial % 3 == 0 ? ~0u : uint32_t(rng());
+    CoalescedAccesses got = coalesce(addr, active, bytes);
+    std::vector<LineAccess> want = by_definition(addr, active, bytes);
+    ASSERT_EQ(got.count, want.size()) << "trial " << trial;
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got.lines[i].line, want[i].line) << "trial " << trial << " line " << i;
+      EXPECT_EQ(got.lines[i].sectors, want[i].sectors) << "trial " << trial << " line " << i;
+      ASSERT_EQ(got.lines[i].lanes, want[i].lanes) << "trial " << trial << " line " << i;
+    }
+  }
 }
 
 }  // namespace

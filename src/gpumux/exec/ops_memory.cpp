@@ -122,6 +122,86 @@ void record(StepContext& c, Space space, unsigned lane, uint64_t addr, uint32_t 
   m.addr[lane] = addr;
 }
 
+// record() of every lane of c.mask at once.
+void record_warp(StepContext& c, Space space, const uint64_t* addrs, uint32_t bytes, bool store) {
+  MemAccess& m = c.warp->access();
+  m.space = space;
+  m.bytes = bytes;
+  m.is_store = store;
+  m.is_atomic = false;
+  m.mask |= c.mask;
+  for_lanes(c.mask, [&](unsigned lane) { m.addr[lane] = addrs[lane]; });
+}
+
+// Global (constant, generic) accesses of `total` bytes by the lanes of c.mask
+// (c.mask != 0) with one translation for the warp: fills each lane's address
+// in `addrs` and, when every access is aligned, outside the shared and local
+// windows and inside one allocation (the usual case), returns the host
+// pointer of the lowest address `lo` (a lane's data is at the result +
+// addrs[lane] - lo). Else nullptr: the per-lane path then faults at the first
+// bad lane, as without this.
+template <Space S>
+uint8_t* translate_warp(StepContext& c, const AddressOperand& a, uint32_t total, uint64_t* addrs,
+                        uint64_t& lo) {
+  static_assert(S == Space::Global || S == Space::Const || S == Space::Generic);
+  const uint64_t align = gpumux::has_single_bit(total) ? total - 1 : 0;
+  uint64_t hi = 0, misaligned = 0;
+  bool windowed = false;
+  lo = ~uint64_t(0);
+  auto add = [&](unsigned l) {
+    const uint64_t x = addrs[l];
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+    misaligned |= x & align;
+    if constexpr (S == Space::Generic)
+      windowed |= (x - kSharedWindow < kWindowSize) | (x - kLocalWindow < kWindowSize);
+  };
+  if (c.mask == kFullMask) {
+    a.full_warp(c, addrs);
+    for (unsigned l = 0; l < kWarpSize; ++l) add(l);
+  } else {
+    for_each_lane(c.mask, [&](unsigned l) {
+      addrs[l] = a.lane(c, l);
+      add(l);
+    });
+  }
+  // A span that could wrap is left to the per-lane path.
+  if (misaligned || windowed || hi - lo > (uint64_t(1) << 32) || hi > ~uint64_t(0) - total) return nullptr;
+  return c.warp->tb().launch().mem->translate(lo, hi - lo + total);
+}
+
+// Shared-memory accesses of `total` bytes by the lanes of c.mask: fills each
+// lane's offset in `addrs` and returns the TB's shared memory when every
+// access is aligned and in bounds (checked for all lanes first), else nullptr:
+// the per-lane path then faults at the first bad lane.
+uint8_t* shared_warp(StepContext& c, const AddressOperand& a, uint32_t total, uint64_t* addrs) {
+  std::vector<uint8_t>& sh = c.warp->tb().shared();
+  const uint64_t size = sh.size();
+  const uint64_t align = gpumux::has_single_bit(total) ? total - 1 : 0;
+  bool ok = true;
+  if (c.mask == kFullMask) {
+    // Branch-free over the warp: misaligned bits and the highest address.
+    uint64_t misaligned = 0, highest = 0;
+    a.full_warp(c, addrs);
+    for (unsigned lane = 0; lane < kWarpSize; ++lane) {
+      misaligned |= addrs[lane] & align;
+      highest = std::max(highest, addrs[lane]);
+    }
+    ok = misaligned == 0 && total <= size && highest <= size - total;
+  } else {
+    for_each_lane(c.mask, [&](unsigned lane) {
+      uint64_t addr = a.lane(c, lane);
+      addrs[lane] = addr;
+      ok &= ((addr & align) == 0) & (addr + total <= size) & (addr + total >= addr);
+    });
+  }
+  return ok ? sh.data() : nullptr;
+}
+
+// The space a global-like access records (generic ones are global here).
+constexpr Space recorded_space(Space s) { return s == Space::Const ? Space::Const : Space::Global; }
+constexpr bool global_like(Space s) { return s == Space::Global || s == Space::Const || s == Space::Generic; }
+
 inline uint64_t extend(uint64_t v, unsigned from_bytes, unsigned to_bytes, bool is_signed) {
   if (from_bytes >= 8) return v;
   uint64_t m = (1ull << (8 * from_bytes)) - 1;
@@ -168,58 +248,59 @@ void ld(StepContext& c, const ptx::Instruction& in) {
                     : std::max(esize, reg_width(c, regs[k]));
   }
   const bool rec = c.warp->recording();
-  if constexpr (S == Space::Shared) {
-    // Fast path: every lane aligned and in bounds (checked for all lanes
-    // first); otherwise the per-lane path below faults at the first bad lane.
-    std::vector<uint8_t>& sh = c.warp->tb().shared();
-    const uint64_t size = sh.size();
-    const uint64_t align = gpumux::has_single_bit(total) ? total - 1 : 0;
-    uint64_t addrs[kWarpSize];
-    bool ok = true;
-    if (c.mask == kFullMask) {
-      // Branch-free over the warp: misaligned bits and the highest address.
-      uint64_t misaligned = 0, highest = 0;
-      a.full_warp(c, addrs);
-      for (unsigned lane = 0; lane < kWarpSize; ++lane) {
-        misaligned |= addrs[lane] & align;
-        highest = std::max(highest, addrs[lane]);
+  // The fast paths: lane l's data at base + offs[l], for the lanes of c.mask;
+  // the usual element sizes a constant in the lane loop (E = 0: any size).
+  auto load_lanes = [&](const uint8_t* base, const uint64_t* offs) {
+    for (unsigned k = 0; k < n; ++k) {
+      if (regs[k] == ptx::kNoReg) continue;
+      uint64_t* dst = c.regs + size_t(regs[k]) * kWarpSize;
+      const uint8_t* at = base + k * esize;
+      const unsigned width = widths[k];
+      auto copy = [&]<unsigned E>() {
+        const unsigned e = E ? E : esize;
+        for_lanes(c.mask, [&](unsigned lane) { dst[lane] = extend(load_bytes(at + offs[lane], e), e, width, sgn); });
+      };
+      switch (esize) {
+        case 4: copy.template operator()<4>(); break;
+        case 8: copy.template operator()<8>(); break;
+        default: copy.template operator()<0>(); break;
       }
-      ok = misaligned == 0 && total <= size && highest <= size - total;
-    } else {
-      for_each_lane(c.mask, [&](unsigned lane) {
-        uint64_t addr = a.lane(c, lane);
-        addrs[lane] = addr;
-        ok &= ((addr & align) == 0) & (addr + total <= size) & (addr + total >= addr);
-      });
     }
-    if (ok) {
-      if (rec && c.mask) {
-        MemAccess& m = c.warp->access();
-        m.space = Space::Shared;
-        m.bytes = total;
-        m.is_store = false;
-        m.is_atomic = false;
-        m.mask |= c.mask;
-        for_lanes(c.mask, [&](unsigned lane) { m.addr[lane] = addrs[lane]; });
+  };
+  if constexpr (S == Space::Shared) {
+    uint64_t addrs[kWarpSize];
+    if (const uint8_t* base = shared_warp(c, a, total, addrs)) {
+      if (rec && c.mask) record_warp(c, Space::Shared, addrs, total, false);
+      load_lanes(base, addrs);
+      return;
+    }
+  }
+  if constexpr (global_like(S)) {
+    uint64_t addrs[kWarpSize], lo;
+    if (c.mask) {
+      if (const uint8_t* base = translate_warp<S>(c, a, total, addrs, lo)) {
+        if (rec) record_warp(c, recorded_space(S), addrs, total, false);
+        uint64_t offs[kWarpSize];
+        for_lanes(c.mask, [&](unsigned lane) { offs[lane] = addrs[lane] - lo; });
+        load_lanes(base, offs);
+        return;
       }
-      const uint8_t* base = sh.data();
-      for (unsigned k = 0; k < n; ++k) {
-        if (regs[k] == ptx::kNoReg) continue;
-        uint64_t* dst = c.regs + size_t(regs[k]) * kWarpSize;
-        const unsigned off = k * esize, width = widths[k];
-        // The usual element sizes a constant in the lane loop (E = 0: any size).
-        auto copy = [&]<unsigned E>() {
-          const unsigned e = E ? E : esize;
-          for_lanes(c.mask, [&](unsigned lane) {
-            dst[lane] = extend(load_bytes(base + addrs[lane] + off, e), e, width, sgn);
-          });
-        };
-        switch (esize) {
-          case 4: copy.template operator()<4>(); break;
-          case 8: copy.template operator()<8>(); break;
-          default: copy.template operator()<0>(); break;
-        }
+    }
+  }
+  if constexpr (S == Space::Param) {
+    // A kernel parameter named by symbol: one address for every lane, read once.
+    if (a.kernel_param && a.a.reg == ptx::kNoReg && c.mask) {
+      const unsigned first = unsigned(std::countr_zero(c.mask));
+      const uint64_t addr = a.lane(c, first);
+      Space rs;
+      const uint8_t* p = resolve<S>(c, first, addr, total, false, true, rs);
+      if (rec) {
+        uint64_t addrs[kWarpSize];
+        std::fill_n(addrs, kWarpSize, addr);
+        record_warp(c, rs, addrs, total, false);
       }
+      const uint64_t same[kWarpSize] = {};
+      load_lanes(p, same);
       return;
     }
   }
@@ -242,11 +323,7 @@ void st(StepContext& c, const ptx::Instruction& in) {
   const ptx::Operand& v = in.ops[1];
   const unsigned esize = ptx::type_size(in.type), n = in.vec, total = esize * n;
   const bool rec = c.warp->recording();
-  for_each_lane(c.mask, [&](unsigned lane) {
-    uint64_t addr = a.lane(c, lane);
-    Space rs;
-    uint8_t* p = resolve<S>(c, lane, addr, total, true, a.kernel_param, rs);
-    if (rec) record(c, rs, lane, addr, total, true, false);
+  auto store_lane = [&](uint8_t* p, unsigned lane) {
     for (unsigned k = 0; k < n; ++k) {
       uint64_t x;
       if (v.kind == ptx::OperandKind::Vec)
@@ -255,6 +332,32 @@ void st(StepContext& c, const ptx::Instruction& in) {
         x = c.src(v, lane);
       store_bytes(p + k * esize, x, esize);
     }
+  };
+  if constexpr (S == Space::Shared) {
+    uint64_t addrs[kWarpSize];
+    if (uint8_t* base = shared_warp(c, a, total, addrs)) {
+      if (rec && c.mask) record_warp(c, Space::Shared, addrs, total, true);
+      for_lanes(c.mask, [&](unsigned lane) { store_lane(base + addrs[lane], lane); });  // ascending, as below
+      return;
+    }
+  }
+  if constexpr (global_like(S)) {
+    uint64_t addrs[kWarpSize], lo;
+    if (c.mask) {
+      if (uint8_t* base = translate_warp<S>(c, a, total, addrs, lo)) {
+        if (rec) record_warp(c, recorded_space(S), addrs, total, true);
+        // Lanes in ascending order, as below: the highest of lanes storing to one address wins.
+        for_lanes(c.mask, [&](unsigned lane) { store_lane(base + (addrs[lane] - lo), lane); });
+        return;
+      }
+    }
+  }
+  for_each_lane(c.mask, [&](unsigned lane) {
+    uint64_t addr = a.lane(c, lane);
+    Space rs;
+    uint8_t* p = resolve<S>(c, lane, addr, total, true, a.kernel_param, rs);
+    if (rec) record(c, rs, lane, addr, total, true, false);
+    store_lane(p, lane);
   });
 }
 
@@ -367,12 +470,16 @@ struct StOf {
 // cvta: conversions between a space's addresses and generic addresses.
 template <bool ToGeneric>
 void cvta_window(StepContext& c, const ptx::Instruction& in, uint64_t window) {
-  for_each_lane(c.mask, [&](unsigned lane) {
-    uint64_t v = c.src(in.ops[1], lane);
-    uint64_t r = ToGeneric ? v + window : v - window;
-    if (ptx::type_size(in.type) == 4) r &= 0xffffffffu;
-    c.regs[size_t(in.ops[0].reg) * kWarpSize + lane] = r;
-  });
+  const uint64_t delta = ToGeneric ? window : 0 - window;
+  const uint64_t keep = ptx::type_size(in.type) == 4 ? 0xffffffffu : ~uint64_t(0);
+  uint64_t* dst = c.lanes(in.ops[0].reg);
+  const ptx::Operand& s = in.ops[1];
+  if (s.kind == ptx::OperandKind::Reg) {
+    const uint64_t* src = c.lanes(s.reg);
+    for_lanes(c.mask, [&](unsigned lane) { dst[lane] = (src[lane] + delta) & keep; });
+  } else {
+    for_each_lane(c.mask, [&](unsigned lane) { dst[lane] = (c.src(s, lane) + delta) & keep; });
+  }
 }
 template <bool ToGeneric>
 void cvta_shared(StepContext& c, const ptx::Instruction& in) {

@@ -47,6 +47,9 @@ struct StepContext {
   }
   // Special registers and symbol addresses need the warp; defined in warp.cpp.
   uint64_t src_slow(const ptx::Operand& o, unsigned lane) const;
+  // src_slow of every executing lane into out[lane]: a value the same in every
+  // lane (a symbol, %ctaid, %clock...) read once, %tid stepped lane by lane.
+  void src_lanes_slow(const ptx::Operand& o, uint64_t* out) const;
 
   // Ends the kernel with a DeviceFault naming this instruction (and lane if given).
   [[noreturn]] void fault(const std::string& reason, std::optional<unsigned> lane = {}) const;

@@ -350,6 +350,39 @@ uint64_t StepContext::src_slow(const ptx::Operand& o, unsigned lane) const {
   }
 }
 
+void StepContext::src_lanes_slow(const ptx::Operand& o, uint64_t* out) const {
+  if (mask == 0) return;
+  using S = ptx::SpecialReg;
+  const unsigned first = unsigned(std::countr_zero(mask));
+  const bool special = o.kind == ptx::OperandKind::Special;
+  if (special && o.sreg == S::Tid) {
+    // (x, y, z) of consecutive threads: a mixed-radix count, one division for the first lane.
+    const GridLaunch& l = warp->tb().launch();
+    const unsigned c = o.comp < 3 ? o.comp : 0;
+    const uint32_t t = warp->thread_linear(first);
+    uint32_t x = t % l.block[0], y = (t / l.block[0]) % l.block[1], z = t / (l.block[0] * l.block[1]);
+    for (unsigned lane = first; lane < kWarpSize; ++lane) {
+      if (mask >> lane & 1) out[lane] = c == 0 ? x : c == 1 ? y : z;
+      if (++x == l.block[0]) {
+        x = 0;
+        if (++y == l.block[1]) {
+          y = 0;
+          ++z;
+        }
+      }
+    }
+    return;
+  }
+  const bool per_lane = o.kind == ptx::OperandKind::Pred ||
+                        (special && (o.sreg == S::Laneid || (o.sreg >= S::LanemaskEq && o.sreg <= S::LanemaskGe)));
+  if (per_lane) {
+    for_each_lane(mask, [&](unsigned lane) { out[lane] = src_slow(o, lane); });
+    return;
+  }
+  const uint64_t v = src_slow(o, first);
+  for_each_lane(mask, [&](unsigned lane) { out[lane] = v; });
+}
+
 uint64_t symbol_address(const Warp& w, const ptx::Operand& o) {
   const GridLaunch& l = w.tb().launch();
   const LoadedModule& mod = *l.module;

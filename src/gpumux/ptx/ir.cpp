@@ -4,37 +4,12 @@
 
 namespace gpumux::ptx {
 
-unsigned type_size(Type t) {
-  switch (t) {
-    case Type::None:
-    case Type::Pred: return 0;
-    case Type::B8:
-    case Type::U8:
-    case Type::S8: return 1;
-    case Type::B16:
-    case Type::U16:
-    case Type::S16:
-    case Type::F16:
-    case Type::BF16: return 2;
-    case Type::B32:
-    case Type::U32:
-    case Type::S32:
-    case Type::F16x2:
-    case Type::BF16x2:
-    case Type::F32: return 4;
-    case Type::B64:
-    case Type::U64:
-    case Type::S64:
-    case Type::F64: return 8;
-    case Type::B128: return 16;
-  }
-  return 0;
-}
-
-bool type_is_float(Type t) { return t >= Type::F16 && t <= Type::F64; }
-bool type_is_signed(Type t) { return t >= Type::S8 && t <= Type::S64; }
-bool type_is_unsigned(Type t) { return t >= Type::U8 && t <= Type::U64; }
-bool type_is_bits(Type t) { return t >= Type::B8 && t <= Type::B128; }
+// type_size's table follows the enumerators' order: pinned at each group's ends.
+static_assert(type_size(Type::Pred) == 0 && type_size(Type::B8) == 1 && type_size(Type::B128) == 16 &&
+              type_size(Type::U8) == 1 && type_size(Type::U64) == 8 && type_size(Type::S8) == 1 &&
+              type_size(Type::S64) == 8 && type_size(Type::F16) == 2 && type_size(Type::F16x2) == 4 &&
+              type_size(Type::BF16) == 2 && type_size(Type::BF16x2) == 4 && type_size(Type::F32) == 4 &&
+              type_size(Type::F64) == 8);
 
 const char* type_name(Type t) {
   switch (t) {

@@ -37,12 +37,20 @@ enum class Type : uint8_t {
   F16, F16x2, BF16, BF16x2, F32, F64,
 };
 
-// Size in bytes of one value of the type (Pred: 0, F16x2: 4).
-unsigned type_size(Type t);
-bool type_is_float(Type t);    // F16, F16x2, BF16, BF16x2, F32, F64
-bool type_is_signed(Type t);   // S8..S64
-bool type_is_unsigned(Type t); // U8..U64
-bool type_is_bits(Type t);     // B8..B128
+// Size in bytes of one value of the type (Pred: 0, F16x2: 4). Inline: the
+// handlers ask per instruction, some per lane.
+constexpr unsigned type_size(Type t) {
+  constexpr std::array<uint8_t, 21> kSize = {0, 0,             // None, Pred
+                                             1, 2, 4, 8, 16,   // B8..B128
+                                             1, 2, 4, 8,       // U8..U64
+                                             1, 2, 4, 8,       // S8..S64
+                                             2, 4, 2, 4, 4, 8};  // F16, F16x2, BF16, BF16x2, F32, F64
+  return uint8_t(t) < kSize.size() ? kSize[uint8_t(t)] : 0;
+}
+constexpr bool type_is_float(Type t) { return t >= Type::F16 && t <= Type::F64; }
+constexpr bool type_is_signed(Type t) { return t >= Type::S8 && t <= Type::S64; }
+constexpr bool type_is_unsigned(Type t) { return t >= Type::U8 && t <= Type::U64; }
+constexpr bool type_is_bits(Type t) { return t >= Type::B8 && t <= Type::B128; }
 const char* type_name(Type t); // "u32" (no dot)
 
 enum class Space : uint8_t { None, Reg, Global, Shared, Local, Const, Param, Generic };

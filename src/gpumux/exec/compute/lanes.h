@@ -15,7 +15,7 @@ namespace gpumux::exec::compute {
 
 // The values of one source operand in all lanes. Registers are read in
 // place; an immediate is broadcast; special registers and symbol addresses are
-// fetched once per executing lane.
+// fetched for the executing lanes (StepContext::src_lanes_slow).
 class SrcLanes {
  public:
   SrcLanes(const StepContext& ctx, const ptx::Operand& o) {
@@ -27,7 +27,7 @@ class SrcLanes {
       for (uint64_t& v : buf_) v = o.imm;
     } else {
       std::memset(buf_, 0, sizeof buf_);
-      for_each_lane(ctx.mask, [&](unsigned l) { buf_[l] = ctx.src_slow(o, l); });
+      ctx.src_lanes_slow(o, buf_);
     }
     p_ = buf_;
   }
