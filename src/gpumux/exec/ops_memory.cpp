@@ -133,6 +133,18 @@ void record_warp(StepContext& c, Space space, const uint64_t* addrs, uint32_t by
   for_lanes(c.mask, [&](unsigned lane) { m.addr[lane] = addrs[lane]; });
 }
 
+// Fills addrs[lane] for the lanes of c.mask and calls f(address) for each: a
+// full warp as one counted loop (vectorised).
+template <class F>
+void each_address(const StepContext& c, const AddressOperand& a, uint64_t* addrs, F&& f) {
+  if (c.mask == kFullMask) {
+    a.full_warp(c, addrs);
+    for (unsigned l = 0; l < kWarpSize; ++l) f(addrs[l]);
+  } else {
+    for_each_lane(c.mask, [&](unsigned l) { f(addrs[l] = a.lane(c, l)); });
+  }
+}
+
 // Global (constant, generic) accesses of `total` bytes by the lanes of c.mask
 // (c.mask != 0) with one translation for the warp: fills each lane's address
 // in `addrs` and, when every access is aligned, outside the shared and local
@@ -148,23 +160,13 @@ uint8_t* translate_warp(StepContext& c, const AddressOperand& a, uint32_t total,
   uint64_t hi = 0, misaligned = 0;
   bool windowed = false;
   lo = ~uint64_t(0);
-  auto add = [&](unsigned l) {
-    const uint64_t x = addrs[l];
+  each_address(c, a, addrs, [&](uint64_t x) {
     lo = std::min(lo, x);
     hi = std::max(hi, x);
     misaligned |= x & align;
     if constexpr (S == Space::Generic)
       windowed |= (x - kSharedWindow < kWindowSize) | (x - kLocalWindow < kWindowSize);
-  };
-  if (c.mask == kFullMask) {
-    a.full_warp(c, addrs);
-    for (unsigned l = 0; l < kWarpSize; ++l) add(l);
-  } else {
-    for_each_lane(c.mask, [&](unsigned l) {
-      addrs[l] = a.lane(c, l);
-      add(l);
-    });
-  }
+  });
   // A span that could wrap is left to the per-lane path.
   if (misaligned || windowed || hi - lo > (uint64_t(1) << 32) || hi > ~uint64_t(0) - total) return nullptr;
   return c.warp->tb().launch().mem->translate(lo, hi - lo + total);
@@ -178,23 +180,12 @@ uint8_t* shared_warp(StepContext& c, const AddressOperand& a, uint32_t total, ui
   std::vector<uint8_t>& sh = c.warp->tb().shared();
   const uint64_t size = sh.size();
   const uint64_t align = gpumux::has_single_bit(total) ? total - 1 : 0;
-  bool ok = true;
-  if (c.mask == kFullMask) {
-    // Branch-free over the warp: misaligned bits and the highest address.
-    uint64_t misaligned = 0, highest = 0;
-    a.full_warp(c, addrs);
-    for (unsigned lane = 0; lane < kWarpSize; ++lane) {
-      misaligned |= addrs[lane] & align;
-      highest = std::max(highest, addrs[lane]);
-    }
-    ok = misaligned == 0 && total <= size && highest <= size - total;
-  } else {
-    for_each_lane(c.mask, [&](unsigned lane) {
-      uint64_t addr = a.lane(c, lane);
-      addrs[lane] = addr;
-      ok &= ((addr & align) == 0) & (addr + total <= size) & (addr + total >= addr);
-    });
-  }
+  uint64_t misaligned = 0, highest = 0;
+  each_address(c, a, addrs, [&](uint64_t x) {
+    misaligned |= x & align;
+    highest = std::max(highest, x);
+  });
+  const bool ok = misaligned == 0 && total <= size && highest <= size - total;
   return ok ? sh.data() : nullptr;
 }
 
